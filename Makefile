@@ -1,0 +1,50 @@
+# The course's commands. `make book` and `make test` work on a fresh clone:
+# they create .venv and install the pinned requirements the first time.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3
+VENV ?= .venv
+REQUIREMENTS ?= requirements.txt
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+MATHJAX := .mathjax/_static/mathjax
+PYTEST_ARGS ?=
+
+.PHONY: help book test execute lint serve clean
+
+help:  ## list the commands
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Re-install whenever the pins or the package metadata change.
+$(STAMP): $(REQUIREMENTS) pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -r $(REQUIREMENTS)
+	touch $@
+
+# MathJax is served from the book itself, so math is typeset offline.
+$(MATHJAX)/tex-mml-chtml.js: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	rm -rf .mathjax && mkdir -p $(MATHJAX)/output/chtml
+	cp node_modules/mathjax/es5/tex-mml-chtml.js $(MATHJAX)/
+	cp -r node_modules/mathjax/es5/output/chtml/fonts $(MATHJAX)/output/chtml/
+
+book: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## build the HTML book into _build/html
+	$(BIN)/jupyter-book build . --builder html -nW --keep-going
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)  ## run every test: lessons, notebook guards, lint, and nbval over every chapter
+	$(BIN)/ruff check lessons tests tools book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
+
+execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
+	$(BIN)/python tools/execute_notebooks.py
+
+serve: book  ## serve the built book on http://127.0.0.1:8000
+	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
+
+clean:  ## remove the built book (keeps .venv)
+	rm -rf _build .mathjax

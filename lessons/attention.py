@@ -1,0 +1,155 @@
+"""Scaled dot-product attention, the reference version every chapter checks against.
+
+Taught in chapter 4 (Scaled dot-product attention), worked by hand in chapter 5
+and masked in chapter 6. One function serves NumPy arrays (to read and to print)
+and torch tensors (so gradients flow, chapters 4, 6 and 11). It equals
+``torch.nn.functional.scaled_dot_product_attention``, which the tests assert.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from .softmax import softmax
+
+__all__ = ["attention"]
+
+
+def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
+    """Scaled dot-product attention: ``softmax(Q K^T / sqrt(d_k)) V`` (chapter 4).
+
+    Shapes (leading dimensions ``...``, such as ``[B]`` or ``[B, h]``, broadcast)::
+
+        Q     [..., n_q, d_k]   one query row per position that asks
+        K     [..., n_k, d_k]   one key row per position that can be looked at
+        V     [..., n_k, d_v]   one value row per key
+        mask  broadcastable to [..., n_q, n_k], boolean, True = "may attend"
+
+    Returns ``(output, weights)`` with ``output [..., n_q, d_v]`` and
+    ``weights [..., n_q, n_k]``. Every row of ``weights`` sums to 1 and masked
+    entries are exactly 0. A query whose mask row is all ``False`` may attend to
+    nothing: its weights are all 0 and its output row is 0 (PyTorch's fused kernel
+    gives NaN there; see chapter 6).
+
+    NumPy arrays (or nested lists) in give float64 NumPy arrays out; torch
+    tensors in give torch tensors out, computed with torch operations, so
+    gradients flow back to ``Q``, ``K`` and ``V``. The mask may be either kind.
+
+    Raises:
+        ValueError: naming the shapes at fault when ``Q`` and ``K`` disagree on
+            ``d_k``, ``V`` does not have one row per key, the leading dimensions do
+            not broadcast, the mask is not boolean or does not broadcast, the inputs
+            mix NumPy and torch, or an input holds NaN or inf.
+    """
+    use_torch = _check_kinds(Q, K, V)
+    if use_torch:
+        if not (Q.dtype == K.dtype == V.dtype) or not Q.dtype.is_floating_point:
+            raise ValueError(
+                "Q, K and V must share one floating dtype; got "
+                f"{Q.dtype}, {K.dtype} and {V.dtype} (convert with .float() or .double())"
+            )
+    else:
+        Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+
+    _check_shapes(Q, K, V)
+    d_k = Q.shape[-1]
+    scores_shape = _broadcast(
+        {"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]}
+    ) + (Q.shape[-2], K.shape[-2])
+
+    if use_torch:
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
+    else:
+        scores = Q @ np.swapaxes(K, -2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
+
+    if mask is None:
+        weights = torch.softmax(scores, dim=-1) if use_torch else softmax(scores)
+    else:
+        keep = _as_mask(mask, scores_shape, like=scores if use_torch else None)
+        weights = _masked_softmax(scores, keep, use_torch)  # [..., n_q, n_k]
+    return weights @ V, weights  # [..., n_q, d_v], [..., n_q, n_k]
+
+
+def _masked_softmax(scores: Any, keep: Any, use_torch: bool) -> Any:
+    """Row softmax over the kept entries only; rows with nothing kept become 0."""
+    where = torch.where if use_torch else np.where
+    anything_kept = keep.any(-1, keepdim=True) if use_torch else keep.any(-1, keepdims=True)
+    # Masked entries become -inf, so exp gives exactly 0 there. A row with nothing
+    # kept is set to 0 before the softmax (no -inf - -inf = NaN) and zeroed after.
+    scores = where(keep, scores, -math.inf)
+    scores = where(anything_kept, scores, 0.0)
+    weights = torch.softmax(scores, dim=-1) if use_torch else softmax(scores)
+    return where(anything_kept, weights, 0.0)
+
+
+def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
+    """True when all three are torch tensors, False when none is; else an error."""
+    is_tensor = [isinstance(a, torch.Tensor) for a in (Q, K, V)]
+    if all(is_tensor):
+        for name, a in zip("QKV", (Q, K, V)):
+            if not torch.isfinite(a).all():
+                raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
+        return True
+    if any(is_tensor):
+        kinds = ", ".join(
+            f"{name} is a {'torch tensor' if t else 'NumPy array'}" for name, t in zip("QKV", is_tensor)
+        )
+        raise ValueError(f"Q, K and V must all be NumPy arrays or all torch tensors: {kinds}")
+    for name, a in zip("QKV", (Q, K, V)):
+        if not np.isfinite(np.asarray(a, dtype=np.float64)).all():
+            raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
+    return False
+
+
+def _check_shapes(Q: Any, K: Any, V: Any) -> None:
+    for name, a, wanted in (("Q", Q, "n_q, d_k"), ("K", K, "n_k, d_k"), ("V", V, "n_k, d_v")):
+        if a.ndim < 2:
+            raise ValueError(
+                f"{name} must have at least 2 dimensions [..., {wanted}]; got shape {tuple(a.shape)}"
+            )
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"Q and K must have the same d_k (last dimension) to be compared: "
+            f"Q has shape {tuple(Q.shape)} (d_k={Q.shape[-1]}), "
+            f"K has shape {tuple(K.shape)} (d_k={K.shape[-1]})"
+        )
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(
+            f"V needs one row per key: K has shape {tuple(K.shape)} ({K.shape[-2]} keys), "
+            f"V has shape {tuple(V.shape)} ({V.shape[-2]} rows)"
+        )
+
+
+def _broadcast(shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*(tuple(s) for s in shapes.values())))
+    except ValueError:
+        listed = ", ".join(f"{name} {list(s)}" for name, s in shapes.items())
+        raise ValueError(f"the leading (batch/head) dimensions do not broadcast: {listed}") from None
+
+
+def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
+    """Validate a boolean keep-mask and return it as the same kind as the scores."""
+    dtype = mask.dtype if isinstance(mask, torch.Tensor) else np.asarray(mask).dtype
+    if dtype not in (torch.bool, np.bool_):
+        raise ValueError(
+            f"mask must be boolean (True = may attend, False = blocked); got dtype {dtype}. "
+            "An additive mask of 0 and -inf is a different convention (chapter 6): "
+            "turn it into a boolean one with `mask == 0`"
+        )
+    shape = tuple(mask.shape) if isinstance(mask, torch.Tensor) else np.shape(mask)
+    try:
+        np.broadcast_shapes(shape, scores_shape)
+    except ValueError:
+        raise ValueError(
+            f"mask of shape {list(shape)} does not broadcast to the attention weights' "
+            f"shape {list(scores_shape)} ([..., n_q, n_k])"
+        ) from None
+    if like is None:
+        return np.asarray(mask.cpu() if isinstance(mask, torch.Tensor) else mask, dtype=bool)
+    return torch.as_tensor(np.asarray(mask) if not isinstance(mask, torch.Tensor) else mask,
+                           device=like.device)

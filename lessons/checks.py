@@ -1,0 +1,251 @@
+"""Self-checks for the exercises: right or wrong, and why.
+
+Each ``check_*`` takes the reader's answer (and the exercise's inputs), works out
+the right answer itself, and returns a ``Verdict`` that shows one line in the
+notebook: correct, or what the answer looks like instead (a common mistake,
+named) and how to fix it. Put the check on the last line of the cell.
+
+Where each one is used: ``check_soft_lookup`` and ``check_pair_count`` in
+chapter 1; ``check_dot_product``, ``check_score_matrix`` and
+``check_softmax_function`` in chapter 2.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .softmax import softmax
+
+__all__ = [
+    "Verdict",
+    "check_dot_product",
+    "check_pair_count",
+    "check_score_matrix",
+    "check_soft_lookup",
+    "check_softmax_function",
+]
+
+_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a self-check: ``ok`` is True when the answer is right.
+
+    It is truthy exactly when the answer is right, and shows ``message`` in a
+    notebook (as text, and as a coloured box where HTML is shown).
+    """
+
+    ok: bool
+    message: str
+    answered: bool = True
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return self.message
+
+    def _repr_html_(self) -> str:
+        colour = "#009E73" if self.ok else ("#0072B2" if not self.answered else "#D55E00")
+        return (
+            f'<div class="lessons-check" style="border-left: 4px solid {colour}; '
+            'padding: 0.3em 0.7em; margin: 0.2em 0;">'
+            f"{html.escape(self.message)}</div>"
+        )
+
+
+def _right(message: str) -> Verdict:
+    return Verdict(True, f"✅ Correct. {message}")
+
+
+def _wrong(message: str) -> Verdict:
+    return Verdict(False, f"❌ Not yet. {message}")
+
+
+def _unanswered(what: str) -> Verdict:
+    return Verdict(False, f"✏️ No answer yet: replace the ... or None with {what}.", answered=False)
+
+
+def _is_missing(answer: Any) -> bool:
+    return answer is None or answer is Ellipsis
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, atol=_TOLERANCE, rtol=_TOLERANCE))
+
+
+def _as_float_array(answer: Any) -> np.ndarray | None:
+    """The answer as a float array, or None if it is not numeric."""
+    try:
+        array = np.asarray(answer.detach() if hasattr(answer, "detach") else answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return array
+
+
+def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
+    """Check a dot product ``a · b`` worked out by the reader (chapter 2)."""
+    if _is_missing(answer):
+        return _unanswered("the dot product of a and b, a single number")
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    expected = float(a @ b)
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be a number; got {type(answer).__name__}.")
+    if got.shape == a.shape and _close(got, a * b):
+        return _wrong(
+            "You have the element-wise products a_k * b_k; the dot product adds them up "
+            "into one number (np.sum, or a @ b)."
+        )
+    if got.size != 1:
+        return _wrong(f"The dot product is one number; your answer has shape {got.shape}.")
+    value = float(got.reshape(()))
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    if norms > 0 and abs(value - expected / norms) < _TOLERANCE and abs(expected) > _TOLERANCE:
+        return _wrong(
+            "That is the cosine similarity (the dot product divided by both lengths); "
+            "the dot product keeps the lengths."
+        )
+    if abs(value - expected) < _TOLERANCE:
+        return _right(f"a · b = {expected:g}.")
+    if abs(value + expected) < _TOLERANCE:
+        return _wrong("The sign is flipped: check the products of entries with opposite signs.")
+    return _wrong(f"{value:g} is not a · b: multiply matching entries, then add the products.")
+
+
+def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
+    """Check a table of all query-key dot products, ``Q @ K.T`` (chapter 2)."""
+    if _is_missing(answer):
+        return _unanswered("the [n_q, n_k] table of dot products q_i · k_j")
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    expected = Q @ K.T  # [n_q, n_k]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be a 2-D array; got {type(answer).__name__}.")
+    if _close(got, expected):
+        return _right(f"Entry (i, j) is q_i · k_j, and the table has shape {expected.shape}.")
+    if _close(got, expected.T):
+        return _wrong(
+            f"This is K @ Q.T, the transpose: rows must be queries and columns keys, "
+            f"so the shape is [n_q, n_k] = {list(expected.shape)}."
+        )
+    if Q.shape == K.shape and _close(got, Q * K):
+        return _wrong("Q * K multiplies entries one by one; a table of dot products needs Q @ K.T.")
+    if got.shape != expected.shape:
+        return _wrong(
+            f"The table should have one row per query and one column per key, shape "
+            f"{list(expected.shape)}; yours has shape {list(got.shape)}."
+        )
+    wrong = np.argwhere(~np.isclose(got, expected, atol=_TOLERANCE))
+    i, j = (int(v) for v in wrong[0])
+    return _wrong(
+        f"Entry ({i}, {j}) should be q_{i} · k_{j} = {expected[i, j]:g}; yours is {got[i, j]:g}."
+    )
+
+
+def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
+    """Check a reader's softmax function on the cases that catch the usual bugs (chapter 2).
+
+    ``fn(x)`` must normalise the last axis of a NumPy array, and survive large scores.
+    """
+    if _is_missing(fn):
+        return _unanswered("your softmax function")
+    if not callable(fn):
+        return _wrong(f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}.")
+    cases = [
+        ("a small row [1, 2, 3]", np.array([1.0, 2.0, 3.0])),
+        ("a 2-row table", np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])),
+        ("large scores [1000, 1001, 1002]", np.array([1000.0, 1001.0, 1002.0])),
+    ]
+    for label, x in cases:
+        with np.errstate(all="ignore"):
+            try:
+                got = _as_float_array(fn(x.copy()))
+            except Exception as error:  # the reader's code failing is part of the verdict
+                return _wrong(f"On {label} your function raised {type(error).__name__}: {error}")
+        expected = softmax(x)
+        if got is None or got.shape != x.shape:
+            shape = None if got is None else got.shape
+            return _wrong(f"On {label} the result should have shape {x.shape}; got {shape}.")
+        if np.isnan(got).any():
+            return _wrong(
+                f"On {label} you get NaN: exp overflows to inf and inf / inf is NaN. "
+                "Subtract each row's maximum before exp; the result does not change."
+            )
+        if _close(got, expected):
+            continue
+        if x.ndim == 2 and _close(got, softmax(x, axis=0)):
+            return _wrong(f"On {label} you normalised columns; softmax normalises each row (axis=-1).")
+        if x.ndim == 2 and np.isclose(got.sum(), 1.0):
+            return _wrong(
+                f"On {label} the whole table sums to 1; each row should (use axis=-1 and keepdims=True)."
+            )
+        if not np.allclose(got.sum(axis=-1), 1.0):
+            return _wrong(f"On {label} the rows do not sum to 1: divide the exponentials by their sum.")
+        return _wrong(f"On {label} you get {np.round(got, 4)}; softmax gives {np.round(expected, 4)}.")
+    return _right("Rows sum to 1, order is kept, and large scores do not overflow.")
+
+
+def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: ArrayLike) -> Verdict:
+    """Check a soft dictionary look-up: ``softmax(keys @ query) @ values`` (chapter 1).
+
+    ``query [d]``, ``keys [n, d]``, ``values [n, d_v]``; the answer is ``[d_v]``.
+    """
+    if _is_missing(answer):
+        return _unanswered("the weighted average of the values, one vector")
+    query = np.asarray(query, dtype=float)
+    keys = np.asarray(keys, dtype=float)
+    values = np.asarray(values, dtype=float)
+    scores = keys @ query  # [n]
+    weights = softmax(scores)  # [n]
+    expected = weights @ values  # [d_v]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be a vector; got {type(answer).__name__}.")
+    if _close(got, expected):
+        return _right("Each value counts in proportion to how well its key matches the query.")
+    if _close(got, weights):
+        return _wrong("Those are the weights; the answer is the weighted average of the values, weights @ values.")
+    if got.shape != expected.shape:
+        return _wrong(
+            f"The result is one value-sized vector, shape {expected.shape}; yours has shape {got.shape}."
+        )
+    if _close(got, values[int(np.argmax(scores))]):
+        return _wrong(
+            "That is a hard look-up (the value of the best key only); a soft look-up mixes "
+            "every value with softmax weights."
+        )
+    if _close(got, values.mean(axis=0)):
+        return _wrong("That is the plain average: the weights must come from the query-key scores.")
+    if _close(got, scores @ values):
+        return _wrong("The raw scores are not weights: pass them through softmax first, so they sum to 1.")
+    return _wrong(
+        "Score each key against the query (a dot product), softmax the scores, then "
+        "average the values with those weights."
+    )
+
+
+def check_pair_count(answer: Any, n: int) -> Verdict:
+    """Check the number of query-key scores self-attention computes for ``n`` tokens (chapter 1)."""
+    if _is_missing(answer):
+        return _unanswered("a whole number")
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return _wrong(f"The answer should be a number; got {type(answer).__name__}.")
+    if value == n * n:
+        return _right(f"{n} queries times {n} keys: {n * n} scores, so the work grows like n².")
+    if value == n * (n - 1) // 2:
+        return _wrong("You counted unordered pairs: the score of i for j and of j for i are separate, and each token scores itself too.")
+    if value == n * (n - 1):
+        return _wrong("Close: each token also scores itself (the diagonal).")
+    if value == n:
+        return _wrong("Every token scores every other token, not just one each.")
+    return _wrong("Count one score for every (query, key) pair, a token with itself included.")

@@ -1,0 +1,54 @@
+"""Softmax: turning any row of scores into weights that are positive and sum to 1.
+
+Taught in chapter 2 (Dot-product refresher and softmax). Chapter 4 uses it for
+every row of the score matrix, and chapter 6 relies on its handling of ``-inf``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax of ``x`` along ``axis`` (chapter 2).
+
+    ``softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m)`` with ``m = max_j x_j``.
+    Subtracting the maximum changes nothing mathematically (it cancels between
+    numerator and denominator) but keeps ``exp`` from overflowing, so inputs like
+    ``[1000, 1001]`` work.
+
+    ``-inf`` entries get weight exactly 0; this is how a mask removes a key
+    (chapter 6). A slice whose entries are all ``-inf`` has nothing to weigh, and
+    gets all zeros instead of NaN.
+
+    Args:
+        x: scores of any shape ``[..., n]`` (NumPy array or anything ``np.asarray``
+            accepts). Integers are converted to float64.
+        axis: the axis that is normalised; the default is the last one (rows).
+
+    Returns:
+        A float array of the same shape as ``x``; every slice along ``axis`` sums
+        to 1, except all-``-inf`` slices, which are all 0.
+
+    Raises:
+        ValueError: if ``x`` holds NaN or ``+inf`` (no weight could be meaningful),
+            or ``axis`` is out of range for ``x``'s shape.
+    """
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float64)
+    if x.ndim == 0:
+        raise ValueError("softmax needs at least one axis to normalise; got a scalar")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis={axis} is out of range for an input of shape {x.shape}")
+    if np.isnan(x).any() or np.isposinf(x).any():
+        raise ValueError(
+            f"softmax input of shape {x.shape} holds NaN or +inf; only finite values "
+            "and -inf (meaning 'weight 0') are allowed"
+        )
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)  # an all -inf slice: shift by 0
+    exps = np.exp(x - peak)  # every exponent is <= 0, so nothing overflows
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return exps / np.where(total == 0, 1.0, total)  # all -inf slice: 0 / 1 = 0
