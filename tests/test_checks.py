@@ -1,0 +1,135 @@
+"""The exercise self-checks: right answers pass, and each common mistake is named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lessons
+from lessons import (
+    check_dot_product,
+    check_pair_count,
+    check_score_matrix,
+    check_soft_lookup,
+    check_softmax_function,
+)
+
+A, B = np.array([2.0, 3.0]), np.array([5.0, -1.0])
+Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [n_q, d]
+K = np.array([[1.0, 2.0], [0.0, 1.0]])  # [n_k, d]
+
+
+@pytest.mark.parametrize(
+    ("check", "args"),
+    [
+        (check_dot_product, (A, B)),
+        (check_score_matrix, (Q, K)),
+        (check_soft_lookup, (np.array([1.0, 0.0]), Q, Q)),
+        (check_pair_count, (5,)),
+    ],
+)
+def test_an_unanswered_exercise_says_so_and_is_not_correct(check, args):
+    for missing in (None, ...):
+        verdict = check(missing, *args)
+        assert not verdict and not verdict.answered
+        assert "No answer yet" in repr(verdict)
+
+
+def test_a_verdict_shows_its_message_as_text_and_html():
+    verdict = check_dot_product(7, A, B)
+    assert verdict.ok and bool(verdict)
+    assert repr(verdict).startswith("✅ Correct")
+    assert "#009E73" in verdict._repr_html_()
+    wrong = check_dot_product(8, A, B)
+    assert not wrong and "&lt;" not in wrong._repr_html_() and "#D55E00" in wrong._repr_html_()
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (7, "Correct"),
+        (np.float32(7.0), "Correct"),
+        (A * B, "element-wise products"),
+        (7 / (np.linalg.norm(A) * np.linalg.norm(B)), "cosine similarity"),
+        (-7, "sign is flipped"),
+        (13, "multiply matching entries"),
+        (np.ones((2, 2)), "one number"),
+        ("seven", "should be a number"),
+    ],
+)
+def test_check_dot_product_names_the_mistake(answer, expected):
+    assert expected in repr(check_dot_product(answer, A, B))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (Q @ K.T, "Correct"),
+        ((Q @ K.T).T, "K @ Q.T, the transpose"),
+        (np.zeros((2, 2)), "shape [3, 2]"),
+        ((Q @ K.T) + np.eye(3, 2), "Entry (0, 0) should be"),
+    ],
+)
+def test_check_score_matrix_names_the_mistake(answer, expected):
+    assert expected in repr(check_score_matrix(answer, Q, K))
+
+
+def test_check_score_matrix_spots_an_elementwise_product():
+    assert "Q * K" in repr(check_score_matrix(Q * Q, Q, Q))
+
+
+def _naive(x):
+    return np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
+
+
+def _stable(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [
+        (_stable, "Correct"),
+        (lessons.softmax, "Correct"),
+        (_naive, "NaN"),
+        (lambda x: np.exp(x - x.max(axis=0)) / np.exp(x - x.max(axis=0)).sum(axis=0), "columns"),
+        (lambda x: np.exp(x - x.max()) / np.exp(x - x.max()).sum(), "whole table sums to 1"),
+        (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)), "do not sum to 1"),
+        (lambda x: x / x.sum(axis=-1, keepdims=True), "softmax gives"),
+        (lambda x: x[0], "should have shape"),
+        (lambda x: 1 / 0, "raised ZeroDivisionError"),
+        (_stable(np.zeros(2)), "Pass the function itself"),
+    ],
+)
+def test_check_softmax_function_names_the_bug(fn, expected):
+    assert expected in repr(check_softmax_function(fn))
+
+
+QUERY = np.array([1.0, 0.0])  # [d]
+KEYS = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [n, d]
+VALUES = np.array([[4.0, 0.0, 1.0], [0.0, 2.0, 1.0], [1.0, 1.0, -3.0]])  # [n, d_v]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lessons.softmax(KEYS @ QUERY) @ VALUES, "Correct"),
+        (lessons.softmax(KEYS @ QUERY), "Those are the weights"),
+        (VALUES[0], "hard look-up"),
+        (VALUES.mean(axis=0), "plain average"),
+        ((KEYS @ QUERY) @ VALUES, "raw scores are not weights"),
+        (np.ones(2), "shape (3,)"),
+        (np.array([0.2, 0.3, 0.5]) @ VALUES, "Score each key"),
+    ],
+)
+def test_check_soft_lookup_names_the_mistake(answer, expected):
+    assert expected in repr(check_soft_lookup(answer, QUERY, KEYS, VALUES))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [(25, "Correct"), (10, "unordered pairs"), (20, "scores itself"), (5, "not just one"), (7, "Count one")],
+)
+def test_check_pair_count_names_the_mistake(answer, expected):
+    assert expected in repr(check_pair_count(answer, 5))
