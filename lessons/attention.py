@@ -57,9 +57,10 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
 
     _check_shapes(Q, K, V)
     d_k = Q.shape[-1]
-    scores_shape = _broadcast(
-        {"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]}
-    ) + (Q.shape[-2], K.shape[-2])
+    scores_shape = _broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]}) + (
+        Q.shape[-2],
+        K.shape[-2],
+    )
 
     if use_torch:
         scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
@@ -90,16 +91,17 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
     """True when all three are torch tensors, False when none is; else an error."""
     is_tensor = [isinstance(a, torch.Tensor) for a in (Q, K, V)]
     if all(is_tensor):
-        for name, a in zip("QKV", (Q, K, V)):
+        for name, a in zip("QKV", (Q, K, V), strict=True):
             if not torch.isfinite(a).all():
                 raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
         return True
     if any(is_tensor):
         kinds = ", ".join(
-            f"{name} is a {'torch tensor' if t else 'NumPy array'}" for name, t in zip("QKV", is_tensor)
+            f"{name} is a {'torch tensor' if t else 'NumPy array'}"
+            for name, t in zip("QKV", is_tensor, strict=True)
         )
         raise ValueError(f"Q, K and V must all be NumPy arrays or all torch tensors: {kinds}")
-    for name, a in zip("QKV", (Q, K, V)):
+    for name, a in zip("QKV", (Q, K, V), strict=True):
         if not np.isfinite(np.asarray(a, dtype=np.float64)).all():
             raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
     return False
@@ -129,7 +131,9 @@ def _broadcast(shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
         return tuple(np.broadcast_shapes(*(tuple(s) for s in shapes.values())))
     except ValueError:
         listed = ", ".join(f"{name} {list(s)}" for name, s in shapes.items())
-        raise ValueError(f"the leading (batch/head) dimensions do not broadcast: {listed}") from None
+        raise ValueError(
+            f"the leading (batch/head) dimensions do not broadcast: {listed}"
+        ) from None
 
 
 def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
@@ -151,5 +155,6 @@ def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
         ) from None
     if like is None:
         return np.asarray(mask.cpu() if isinstance(mask, torch.Tensor) else mask, dtype=bool)
-    return torch.as_tensor(np.asarray(mask) if not isinstance(mask, torch.Tensor) else mask,
-                           device=like.device)
+    return torch.as_tensor(
+        np.asarray(mask) if not isinstance(mask, torch.Tensor) else mask, device=like.device
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from numbers import Integral, Real
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import torch

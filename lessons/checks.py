@@ -158,7 +158,9 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
     if _is_missing(fn):
         return _unanswered("your softmax function")
     if not callable(fn):
-        return _wrong(f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}.")
+        return _wrong(
+            f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}."
+        )
     cases = [
         ("a small row [1, 2, 3]", np.array([1.0, 2.0, 3.0])),
         ("a 2-row table", np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])),
@@ -182,14 +184,20 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
         if _close(got, expected):
             continue
         if x.ndim == 2 and _close(got, softmax(x, axis=0)):
-            return _wrong(f"On {label} you normalised columns; softmax normalises each row (axis=-1).")
+            return _wrong(
+                f"On {label} you normalised columns; softmax normalises each row (axis=-1)."
+            )
         if x.ndim == 2 and np.isclose(got.sum(), 1.0):
             return _wrong(
                 f"On {label} the whole table sums to 1; each row should (use axis=-1 and keepdims=True)."
             )
         if not np.allclose(got.sum(axis=-1), 1.0):
-            return _wrong(f"On {label} the rows do not sum to 1: divide the exponentials by their sum.")
-        return _wrong(f"On {label} you get {np.round(got, 4)}; softmax gives {np.round(expected, 4)}.")
+            return _wrong(
+                f"On {label} the rows do not sum to 1: divide the exponentials by their sum."
+            )
+        return _wrong(
+            f"On {label} you get {np.round(got, 4)}; softmax gives {np.round(expected, 4)}."
+        )
     return _right("Rows sum to 1, order is kept, and large scores do not overflow.")
 
 
@@ -212,7 +220,9 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
     if _close(got, expected):
         return _right("Each value counts in proportion to how well its key matches the query.")
     if _close(got, weights):
-        return _wrong("Those are the weights; the answer is the weighted average of the values, weights @ values.")
+        return _wrong(
+            "Those are the weights; the answer is the weighted average of the values, weights @ values."
+        )
     if got.shape != expected.shape:
         return _wrong(
             f"The result is one value-sized vector, shape {expected.shape}; yours has shape {got.shape}."
@@ -225,7 +235,9 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
     if _close(got, values.mean(axis=0)):
         return _wrong("That is the plain average: the weights must come from the query-key scores.")
     if _close(got, scores @ values):
-        return _wrong("The raw scores are not weights: pass them through softmax first, so they sum to 1.")
+        return _wrong(
+            "The raw scores are not weights: pass them through softmax first, so they sum to 1."
+        )
     return _wrong(
         "Score each key against the query (a dot product), softmax the scores, then "
         "average the values with those weights."
@@ -243,7 +255,9 @@ def check_pair_count(answer: Any, n: int) -> Verdict:
     if value == n * n:
         return _right(f"{n} queries times {n} keys: {n * n} scores, so the work grows like n².")
     if value == n * (n - 1) // 2:
-        return _wrong("You counted unordered pairs: the score of i for j and of j for i are separate, and each token scores itself too.")
+        return _wrong(
+            "You counted unordered pairs: the score of i for j and of j for i are separate, and each token scores itself too."
+        )
     if value == n * (n - 1):
         return _wrong("Close: each token also scores itself (the diagonal).")
     if value == n:

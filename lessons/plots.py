@@ -104,8 +104,15 @@ def heatmap(
     for (i, j), v in np.ndenumerate(values):
         shade = image.cmap(norm(v))
         brightness = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2]
-        ax.text(j, i, format(v, fmt), ha="center", va="center",
-                color="black" if brightness > 0.5 else "white", fontsize=10)
+        ax.text(
+            j,
+            i,
+            format(v, fmt),
+            ha="center",
+            va="center",
+            color="black" if brightness > 0.5 else "white",
+            fontsize=10,
+        )
     if colorbar:
         ax.figure.colorbar(image, ax=ax)
     return ax

@@ -17,6 +17,7 @@ __all__ = ["FEATURES", "vocabulary", "word_vectors"]
 #: The meaning of each of the six dimensions of a toy word vector.
 FEATURES = ("nature", "money", "creature", "quality", "negation", "function")
 
+# fmt: off
 _VOCABULARY: dict[str, tuple[float, ...]] = {
     #                nature money creature quality negation function
     "the":          (0.0,   0.0,  0.0,     0.0,    0.0,     1.0),
@@ -38,6 +39,7 @@ _VOCABULARY: dict[str, tuple[float, ...]] = {
     "man":          (0.0,   0.0,  0.9,     0.0,    0.0,     0.0),
     "bites":        (0.0,   0.0,  0.3,     0.0,    0.0,     0.0),
 }
+# fmt: on
 
 
 def vocabulary() -> tuple[str, ...]:

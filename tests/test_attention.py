@@ -150,7 +150,10 @@ def test_attention_accepts_float32_tensors_and_keeps_their_dtype():
     ("shapes", "message"),
     [
         (((2, 3), (2, 4), (2, 3)), r"same d_k .* Q has shape \(2, 3\) .* K has shape \(2, 4\)"),
-        (((2, 3), (2, 3), (3, 3)), r"one row per key: K has shape \(2, 3\) \(2 keys\), V has shape \(3, 3\)"),
+        (
+            ((2, 3), (2, 3), (3, 3)),
+            r"one row per key: K has shape \(2, 3\) \(2 keys\), V has shape \(3, 3\)",
+        ),
         (((3,), (2, 3), (2, 3)), r"Q must have at least 2 dimensions .* got shape \(3,\)"),
         (((4, 2, 3), (3, 2, 3), (2, 3)), r"leading .* do not broadcast: Q \[4\], K \[3\]"),
     ],

@@ -129,7 +129,13 @@ def test_check_soft_lookup_names_the_mistake(answer, expected):
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [(25, "Correct"), (10, "unordered pairs"), (20, "scores itself"), (5, "not just one"), (7, "Count one")],
+    [
+        (25, "Correct"),
+        (10, "unordered pairs"),
+        (20, "scores itself"),
+        (5, "not just one"),
+        (7, "Count one"),
+    ],
 )
 def test_check_pair_count_names_the_mistake(answer, expected):
     assert expected in repr(check_pair_count(answer, 5))

@@ -81,8 +81,12 @@ def test_no_stored_error_warning_or_volatile_output(notebook):
         for out in cell["outputs"]:
             assert out["output_type"] != "error", f"{name} cell {i} stores an error"
             assert out.get("name") != "stderr", f"{name} cell {i} prints to stderr (a warning?)"
-            text = json.dumps(out.get("text", "")) + json.dumps(out.get("data", {}).get("text/plain", ""))
-            assert not VOLATILE.search(text), f"{name} cell {i} output changes between runs: {text[:120]}"
+            text = json.dumps(out.get("text", "")) + json.dumps(
+                out.get("data", {}).get("text/plain", "")
+            )
+            assert not VOLATILE.search(text), (
+                f"{name} cell {i} output changes between runs: {text[:120]}"
+            )
 
 
 def test_first_code_cell_is_the_templates_bootstrap(notebook):
@@ -103,7 +107,9 @@ def test_colab_bootstrap_installs_from_the_books_repository():
 def test_no_chapter_needs_myst_nb_to_run(notebook):
     name, nb = notebook
     for cell in _code_cells(nb):
-        assert "myst_nb" not in _source(cell), f"{name} imports myst_nb; use lessons.glue (Colab has no myst_nb)"
+        assert "myst_nb" not in _source(cell), (
+            f"{name} imports myst_nb; use lessons.glue (Colab has no myst_nb)"
+        )
 
 
 def test_chapter_starts_with_objectives_and_ends_with_recap_and_exercises(notebook):
@@ -124,7 +130,9 @@ def test_every_exercise_has_a_hidden_solution_that_runs(notebook):
     for k, begin in enumerate(exercises):
         end = exercises[k + 1] if k + 1 < len(exercises) else len(cells)
         block = cells[begin:end]
-        solutions = [c for c in block if c["cell_type"] == "code" and _source(c).startswith("# Solution")]
+        solutions = [
+            c for c in block if c["cell_type"] == "code" and _source(c).startswith("# Solution")
+        ]
         in_words = any("{dropdown} Solution" in _source(c) for c in block)
         assert solutions or in_words, f"{name}: exercise at cell {begin} has no solution"
         for cell in solutions:
@@ -138,7 +146,12 @@ def test_every_exercise_has_a_hidden_solution_that_runs(notebook):
 
 def test_every_glued_name_used_in_the_text_is_glued_by_the_code(notebook):
     name, nb = notebook
-    used = {m for c in nb["cells"] if c["cell_type"] == "markdown" for m in GLUE_ROLE.findall(_source(c))}
+    used = {
+        m
+        for c in nb["cells"]
+        if c["cell_type"] == "markdown"
+        for m in GLUE_ROLE.findall(_source(c))
+    }
     glued = {
         out["metadata"]["scrapbook"]["name"]
         for c in _code_cells(nb)

@@ -25,7 +25,7 @@ def test_softmax_rows_are_positive_and_sum_to_one(x):
 @given(shapes.flatmap(float_arrays))
 def test_softmax_keeps_the_order_of_the_scores(x):
     weights = softmax(x)
-    for row_x, row_w in zip(x, weights):
+    for row_x, row_w in zip(x, weights, strict=True):
         order = np.argsort(row_x, kind="stable")
         assert (np.diff(row_w[order]) >= 0).all()
 

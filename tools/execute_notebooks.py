@@ -55,7 +55,10 @@ def main(argv: list[str]) -> int:
     os.environ.pop("MPLBACKEND", None)  # a non-inline backend drops every figure
     paths = [Path(p) for p in argv] or sorted((ROOT / "book").glob("*.ipynb"))
     for path in paths:
-        print(f"{path.relative_to(ROOT) if path.is_absolute() else path}: {execute(path):.1f} s", flush=True)
+        print(
+            f"{path.relative_to(ROOT) if path.is_absolute() else path}: {execute(path):.1f} s",
+            flush=True,
+        )
     return 0
 
 
