@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -21,12 +27,12 @@
 # Terms link to the glossary the first time they appear: {term}`softmax`.
 
 # %%
-%matplotlib inline
+# %matplotlib inline
 # Set-up: where the course's helpers are missing (Colab), install them first.
 try:
     import lessons
 except ImportError:
-    %pip install --quiet "git+https://github.com/self-attention-course/self-attention-step-by-step@main"
+    # %pip install --quiet "git+https://github.com/self-attention-course/self-attention-step-by-step@main"
     import lessons
 
 rng = lessons.setup()
@@ -71,7 +77,7 @@ plt.show()
 answer = ...  # your code here
 lessons.check_dot_product(answer, [2, 3], [5, -1])
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show solution", "code_prompt_hide": "Hide solution"}
+# %% mystnb={"code_prompt_hide": "Hide solution", "code_prompt_show": "Show solution"} tags=["hide-input"]
 # Solution
 answer = np.dot([2, 3], [5, -1])
 lessons.check_dot_product(answer, [2, 3], [5, -1])

@@ -175,3 +175,11 @@ def test_outputs_carry_no_machine_specific_metadata(notebook):
     assert "version" not in nb["metadata"].get("language_info", {}), f"{name}: run `make execute`"
     for cell in _code_cells(nb):
         assert "execution" not in cell["metadata"], f"{name} stores cell timings"
+
+
+def test_template_text_twin_matches_the_template_notebook():
+    jupytext = pytest.importorskip("jupytext")
+    twin = jupytext.read(TEMPLATE.with_suffix(".py"))
+    assert [(c.cell_type, c.source) for c in twin.cells] == [
+        (c["cell_type"], _source(c)) for c in _load(TEMPLATE)["cells"]
+    ]

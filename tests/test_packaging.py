@@ -1,0 +1,36 @@
+"""The two install paths: exact pins for the book, loose bounds for `lessons` on Colab."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _requirements(name: str) -> list[str]:
+    lines = (ROOT / name).read_text(encoding="utf-8").splitlines()
+    return [line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()]
+
+
+def test_lessons_depends_on_lower_bounds_only_so_colab_keeps_its_own_torch():
+    for requirement in PYPROJECT["project"]["dependencies"]:
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+>=[0-9.]+", requirement), requirement
+
+
+def test_every_requirement_is_pinned_exactly_and_torch_is_the_cpu_release():
+    pins = [r for r in _requirements("requirements.txt") if r != "-e ."]
+    assert "-e ." in _requirements("requirements.txt")
+    for requirement in pins:
+        assert re.fullmatch(r"[A-Za-z0-9_.\[\]-]+==[A-Za-z0-9_.+]+", requirement), requirement
+    assert "torch==2.13.0" in pins and "jupyter-book==1.0.4.post1" in pins
+
+
+def test_every_direct_dependency_is_in_the_pins():
+    pinned = {r.split("==")[0].lower() for r in _requirements("requirements.txt")}
+    for requirement in _requirements("requirements.in"):
+        if requirement != "-e .":
+            assert re.split(r"[=<>]", requirement)[0].lower() in pinned, requirement
