@@ -37,7 +37,7 @@ book: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## build the HTML book into _build/h
 
 test: $(STAMP)  ## run every test: lessons, notebook guards, lint, and nbval over every chapter
 	$(BIN)/ruff check lessons tests tools book
-	$(BIN)/ruff format --check lessons tests tools
+	$(BIN)/ruff format --check lessons tests tools book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
 

@@ -29,10 +29,11 @@
 # %%
 # %matplotlib inline
 # Set-up: where the course's helpers are missing (Colab), install them first.
+REPO = "https://github.com/self-attention-course/self-attention-step-by-step"
 try:
     import lessons
 except ImportError:
-    # %pip install --quiet "git+https://github.com/self-attention-course/self-attention-step-by-step@main"
+    # %pip install --quiet "git+{REPO}@main"
     import lessons
 
 rng = lessons.setup()

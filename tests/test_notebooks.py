@@ -100,8 +100,9 @@ def test_first_code_cell_is_the_templates_bootstrap(notebook):
 def test_colab_bootstrap_installs_from_the_books_repository():
     source = _source(_code_cells(_load(TEMPLATE))[0])
     assert source.startswith("%matplotlib inline\n")
-    (url,) = re.findall(r'"git\+(https://[^"@]+)@(\w+)"', source)
-    assert url == (CONFIG["repository"]["url"], CONFIG["repository"]["branch"])
+    (repo,) = re.findall(r'^REPO = "(https://[^"]+)"$', source, flags=re.MULTILINE)
+    (branch,) = re.findall(r'%pip install --quiet "git\+\{REPO\}@(\w+)"', source)
+    assert (repo, branch) == (CONFIG["repository"]["url"], CONFIG["repository"]["branch"])
 
 
 def test_no_chapter_needs_myst_nb_to_run(notebook):
