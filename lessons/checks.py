@@ -62,15 +62,15 @@ class Verdict:
 
 
 def _right(message: str) -> Verdict:
-    return Verdict(True, f"✅ Correct. {message}")
+    return Verdict(True, f"✔ Correct. {message}")
 
 
 def _wrong(message: str) -> Verdict:
-    return Verdict(False, f"❌ Not yet. {message}")
+    return Verdict(False, f"✘ Not yet. {message}")
 
 
 def _unanswered(what: str) -> Verdict:
-    return Verdict(False, f"✏️ No answer yet: replace the ... or None with {what}.", answered=False)
+    return Verdict(False, f"✏ No answer yet: replace the ... or None with {what}.", answered=False)
 
 
 def _is_missing(answer: Any) -> bool:

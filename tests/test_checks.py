@@ -38,7 +38,7 @@ def test_an_unanswered_exercise_says_so_and_is_not_correct(check, args):
 def test_a_verdict_shows_its_message_as_text_and_html():
     verdict = check_dot_product(7, A, B)
     assert verdict.ok and bool(verdict)
-    assert repr(verdict).startswith("✅ Correct")
+    assert repr(verdict).startswith("✔ Correct")
     assert "#009E73" in verdict._repr_html_()
     wrong = check_dot_product(8, A, B)
     assert not wrong and "&lt;" not in wrong._repr_html_() and "#D55E00" in wrong._repr_html_()
