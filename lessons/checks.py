@@ -7,7 +7,9 @@ named) and how to fix it. Put the check on the last line of the cell.
 
 Where each one is used: ``check_soft_lookup`` and ``check_pair_count`` in
 chapter 1; ``check_dot_product``, ``check_score_matrix`` and
-``check_softmax_function`` in chapter 2.
+``check_softmax_function`` in chapter 2; ``check_projection`` in chapter 3;
+``check_attention`` in chapter 4; ``check_attention_weights`` in chapter 5;
+``check_causal_mask`` and ``check_padding_mask`` in chapter 6.
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from .softmax import softmax
 
 __all__ = [
     "Verdict",
+    "check_attention",
+    "check_attention_weights",
+    "check_causal_mask",
     "check_dot_product",
+    "check_padding_mask",
+    "check_projection",
     "check_pair_count",
     "check_score_matrix",
     "check_soft_lookup",
@@ -263,3 +270,158 @@ def check_pair_count(answer: Any, n: int) -> Verdict:
     if value == n:
         return _wrong("Every token scores every other token, not just one each.")
     return _wrong("Count one score for every (query, key) pair, a token with itself included.")
+
+
+def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
+    """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]`` (chapter 3)."""
+    if _is_missing(answer):
+        return _unanswered("the projected rows, shape [n, d_out]")
+    X, W = np.asarray(X, dtype=float), np.asarray(W, dtype=float)
+    expected = X @ W  # [n, d_out]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
+    if _close(got, expected):
+        return _right(f"X @ W maps each of the {X.shape[0]} rows to {W.shape[1]} numbers.")
+    if _close(got, expected.T):
+        return _wrong(
+            f"This is the transpose: with row vectors the result has one row per token, "
+            f"shape {list(expected.shape)}."
+        )
+    if W.shape[0] == W.shape[1] and _close(got, X @ W.T):
+        return _wrong("You used W.T: with W stored as [d_model, d_out], the projection is X @ W.")
+    if got.shape != expected.shape:
+        return _wrong(
+            f"[n, d_model] @ [d_model, d_out] gives shape {list(expected.shape)}; "
+            f"yours has {list(got.shape)}."
+        )
+    return _wrong("Each output row is the input row times W: output[i] = X[i] @ W.")
+
+
+def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Verdict:
+    """Check a scaled dot-product attention output ``softmax(Q K^T / sqrt(d_k)) V`` (chapter 4)."""
+    if _is_missing(answer):
+        return _unanswered("the attention output, shape [n_q, d_v]")
+    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+    d_k = Q.shape[-1]
+    scores = Q @ K.T  # [n_q, n_k]
+    weights = softmax(scores / np.sqrt(d_k))  # [n_q, n_k]
+    expected = weights @ V  # [n_q, d_v]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
+    if _close(got, expected):
+        return _right("softmax(Q K^T / sqrt(d_k)) V: each row a weighted average of value rows.")
+    if _close(got, weights):
+        return _wrong("Those are the weights A; the output is A @ V.")
+    mistakes = [
+        (softmax(scores) @ V, "You forgot to divide the scores by sqrt(d_k) before the softmax."),
+        (softmax(scores / d_k) @ V, "You divided by d_k; the scale is sqrt(d_k)."),
+        (
+            softmax(scores / np.sqrt(d_k), axis=0) @ V if K.shape[0] == Q.shape[0] else None,
+            "The softmax went down the columns; each query's row must sum to 1 (axis=-1).",
+        ),
+        ((scores / np.sqrt(d_k)) @ V, "You skipped the softmax: scores are not weights."),
+    ]
+    for candidate, message in mistakes:
+        if candidate is not None and _close(got, candidate):
+            return _wrong(message)
+    if got.shape != expected.shape:
+        return _wrong(
+            f"The output has one row per query: shape {list(expected.shape)}; yours {list(got.shape)}."
+        )
+    return _wrong("Scores Q @ K.T, divide by sqrt(d_k), softmax each row, then multiply by V.")
+
+
+def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
+    """Check attention weights ``softmax(Q K^T / sqrt(d_k))``, shape ``[n_q, n_k]`` (chapter 5)."""
+    if _is_missing(answer):
+        return _unanswered("the weights, shape [n_q, n_k]")
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    scores = Q @ K.T  # [n_q, n_k]
+    scaled = scores / np.sqrt(Q.shape[-1])  # [n_q, n_k]
+    expected = softmax(scaled)  # [n_q, n_k]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
+    if _close(got, expected):
+        return _right("Every row sums to 1 and follows the scaled scores.")
+    mistakes = [
+        (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
+        (scaled, "These are the scaled scores: apply softmax to each row."),
+        (softmax(scores), "You forgot the scaling: divide the scores by sqrt(d_k) first."),
+        (expected.T, "This is the transpose: rows are queries, columns are keys."),
+    ]
+    if scores.shape[0] == scores.shape[1]:
+        mistakes.append(
+            (softmax(scaled, axis=0), "Each column sums to 1; softmax each row instead.")
+        )
+    for candidate, message in mistakes:
+        if _close(got, candidate):
+            return _wrong(message)
+    if got.shape == expected.shape and not np.allclose(got.sum(axis=-1), 1.0):
+        return _wrong("Your rows do not sum to 1: the weights are a softmax of each row.")
+    return _wrong("Compute Q @ K.T, divide by sqrt(d_k), then softmax along each row.")
+
+
+def check_causal_mask(answer: Any, n: int) -> Verdict:
+    """Check a causal keep-mask for ``n`` tokens: ``True`` on and below the diagonal (chapter 6)."""
+    if _is_missing(answer):
+        return _unanswered(f"a boolean [{n}, {n}] mask")
+    expected = np.tril(np.ones((n, n), dtype=bool))  # [n, n]
+    got = np.asarray(answer.cpu() if hasattr(answer, "cpu") else answer)
+    if got.shape != (n, n):
+        return _wrong(
+            f"One row per query and one column per key: shape [{n}, {n}]; yours {list(got.shape)}."
+        )
+    if got.dtype != np.bool_:
+        if np.issubdtype(got.dtype, np.number) and np.array_equal(got, expected):
+            return _wrong("Right pattern, but as numbers: make it boolean (dtype=bool).")
+        if np.issubdtype(got.dtype, np.floating) and np.array_equal(np.isfinite(got), expected):
+            return _wrong(
+                "That is an additive mask (0 and -inf); this exercise asks for a boolean keep-mask."
+            )
+        return _wrong(f"A keep-mask is boolean; yours has dtype {got.dtype}.")
+    if np.array_equal(got, expected):
+        return _right("Token t may look at tokens 0..t and never at a later one.")
+    if np.array_equal(got, ~expected):
+        return _wrong(
+            "True marks the blocked keys here: that is nn.MultiheadAttention's convention. "
+            "This course (and F.scaled_dot_product_attention) uses True = may attend."
+        )
+    if np.array_equal(got, expected.T):
+        return _wrong(
+            "This lets each token see the future and not the past: the transpose (np.tril, not np.triu)."
+        )
+    if np.array_equal(got, np.tril(expected, k=-1)):
+        return _wrong("The diagonal is missing: a token may attend to itself.")
+    return _wrong("Row t should be True in columns 0..t and False after: np.tril of ones.")
+
+
+def check_padding_mask(answer: Any, lengths: list[int], n: int) -> Verdict:
+    """Check a padding keep-mask ``[B, 1, n]``, ``True`` at real tokens (chapter 6)."""
+    if _is_missing(answer):
+        return _unanswered(f"a boolean [{len(lengths)}, 1, {n}] mask")
+    rows = np.arange(n)[None, :] < np.asarray(lengths)[:, None]  # [B, n]
+    expected = rows[:, None, :]  # [B, 1, n]
+    got = np.asarray(answer.cpu() if hasattr(answer, "cpu") else answer)
+    if got.dtype != np.bool_:
+        return _wrong(f"A keep-mask is boolean; yours has dtype {got.dtype}.")
+    if got.shape == rows.shape and np.array_equal(got, rows):
+        return _wrong(
+            f"Right values, but shape [B, n] = {list(rows.shape)} would broadcast over the "
+            f"wrong axis: add the query axis, [B, 1, n] (mask[:, None, :])."
+        )
+    if got.shape != expected.shape:
+        return _wrong(
+            f"The mask should have shape [B, 1, n] = {list(expected.shape)}; yours {list(got.shape)}."
+        )
+    if np.array_equal(got, expected):
+        return _right(
+            "Real tokens are True, padding False, and the middle axis broadcasts over queries."
+        )
+    if np.array_equal(got, ~expected):
+        return _wrong(
+            "True marks padding here (key_padding_mask's convention); this course keeps True = real token."
+        )
+    return _wrong("Position j of sequence b is real when j < lengths[b].")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 
-__all__ = ["causal_mask", "padding_mask"]
+__all__ = ["additive_mask", "causal_mask", "combine_masks", "padding_mask"]
 
 
 def causal_mask(n: int) -> np.ndarray:
@@ -54,3 +55,51 @@ def padding_mask(lengths: Sequence[int], n: int) -> np.ndarray:
         raise ValueError(f"every length must be between 0 and n={n}; got {bad}")
     positions = np.arange(n)  # [n]
     return (positions[None, :] < lengths_array[:, None])[:, None, :]  # [B, 1, n]
+
+
+def combine_masks(*masks: Any) -> np.ndarray:
+    """Combine keep-masks: a key is kept only where every mask keeps it (chapter 6).
+
+    The masks broadcast against each other, so a padding mask ``[B, 1, n]`` and a
+    causal mask ``[n, n]`` give ``[B, n, n]``; with heads, ``[B, 1, 1, n]`` and
+    ``[n, n]`` give ``[B, 1, n, n]``, which broadcasts over ``[B, h, n, n]``.
+
+    Raises:
+        ValueError: if no mask is given, a mask is not boolean, or the shapes do
+            not broadcast (naming every shape).
+    """
+    if not masks:
+        raise ValueError("combine_masks needs at least one mask")
+    arrays = [np.asarray(m.cpu() if hasattr(m, "cpu") else m) for m in masks]
+    for i, array in enumerate(arrays):
+        if array.dtype != np.bool_:
+            raise ValueError(
+                f"mask {i} must be boolean (True = may attend); got dtype {array.dtype}"
+            )
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise ValueError(f"masks of shapes {shapes} do not broadcast together") from None
+    return np.logical_and.reduce(np.broadcast_arrays(*arrays))
+
+
+def additive_mask(keep: Any, fill: float = -np.inf) -> np.ndarray:
+    """Turn a boolean keep-mask into an additive one: 0 where kept, ``fill`` elsewhere (chapter 6).
+
+    Adding it to the scores before softmax removes the blocked keys. With the
+    default ``fill=-inf`` a row that blocks every key becomes NaN after softmax;
+    a large finite negative ``fill`` avoids that but overflows in float16
+    (chapter 6 shows both traps). Returns float64 with ``keep``'s shape.
+
+    Raises:
+        ValueError: if ``keep`` is not boolean or ``fill`` is not negative.
+    """
+    array = np.asarray(keep.cpu() if hasattr(keep, "cpu") else keep)
+    if array.dtype != np.bool_:
+        raise ValueError(
+            f"keep must be a boolean mask (True = may attend); got dtype {array.dtype}"
+        )
+    if not fill < 0:
+        raise ValueError(f"fill must be negative, so blocked keys lose weight; got {fill}")
+    return np.where(array, 0.0, fill)
