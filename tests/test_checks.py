@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import lessons
 from lessons import (
@@ -139,3 +140,117 @@ def test_check_soft_lookup_names_the_mistake(answer, expected):
 )
 def test_check_pair_count_names_the_mistake(answer, expected):
     assert expected in repr(check_pair_count(answer, 5))
+
+
+X3 = np.array([[1.0, 2.0], [0.0, 1.0], [3.0, -1.0]])  # [n, d_model]
+W3 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]])  # [d_model, d_out]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (X3 @ W3, "Correct"),
+        ((X3 @ W3).T, "transpose"),
+        (np.zeros((2, 2)), "gives shape [3, 3]"),
+        (X3 @ W3 + 1, "output[i] = X[i] @ W"),
+    ],
+)
+def test_check_projection_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_projection(answer, X3, W3))
+
+
+def test_check_projection_spots_a_transposed_square_weight():
+    W = np.array([[1.0, 2.0], [3.0, 4.0]])  # [d_model, d_out], square
+    assert "You used W.T" in repr(lessons.check_projection(X3 @ W.T, X3, W))
+
+
+QA = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [n_q, d_k]
+KA = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])  # [n_k, d_k]
+VA = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # [n_k, d_v]
+SA = QA @ KA.T  # [n_q, n_k]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lessons.attention(QA, KA, VA)[0], "Correct"),
+        (lessons.attention(QA, KA, VA)[1], "Those are the weights"),
+        (lessons.softmax(SA) @ VA, "forgot to divide"),
+        (lessons.softmax(SA / 2) @ VA, "divided by d_k"),
+        (lessons.softmax(SA / np.sqrt(2), axis=0) @ VA, "down the columns"),
+        (SA / np.sqrt(2) @ VA, "skipped the softmax"),
+        (np.zeros((2, 2)), "one row per query"),
+    ],
+)
+def test_check_attention_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_attention(answer, QA, KA, VA))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lessons.attention(QA, KA, VA)[1], "Correct"),
+        (SA, "raw scores"),
+        (SA / np.sqrt(2), "scaled scores"),
+        (lessons.softmax(SA), "forgot the scaling"),
+        (lessons.softmax(SA / np.sqrt(2), axis=0), "Each column sums to 1"),
+        (np.full((3, 3), 0.5), "do not sum to 1"),
+    ],
+)
+def test_check_attention_weights_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_attention_weights(answer, QA, KA))
+
+
+def test_check_attention_weights_spots_the_transpose():
+    Q = np.array([[2.0, 0.0], [0.0, 1.0]])  # [n_q, d_k]
+    K = np.array([[1.0, 0.0], [1.0, 1.0]])  # [n_k, d_k]
+    weights = lessons.attention(Q, K, K)[1]  # [n_q, n_k]
+    assert "transpose" in repr(lessons.check_attention_weights(weights.T, Q, K))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (np.tril(np.ones((4, 4), dtype=bool)), "Correct"),
+        (torch.from_numpy(np.tril(np.ones((4, 4), dtype=bool))), "Correct"),
+        (np.triu(np.ones((4, 4), dtype=bool), k=1), "nn.MultiheadAttention's convention"),
+        (np.triu(np.ones((4, 4), dtype=bool)), "transpose"),
+        (np.tril(np.ones((4, 4), dtype=bool), k=-1), "diagonal is missing"),
+        (np.tril(np.ones((4, 4))), "make it boolean"),
+        (lessons.additive_mask(lessons.causal_mask(4)), "additive mask"),
+        (np.ones((3, 3), dtype=bool), "shape [4, 4]"),
+        (np.ones((4, 4), dtype=bool), "np.tril of ones"),
+    ],
+)
+def test_check_causal_mask_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_causal_mask(answer, 4))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lessons.padding_mask([2, 3], 4), "Correct"),
+        (lessons.padding_mask([2, 3], 4)[:, 0], "add the query axis"),
+        (~lessons.padding_mask([2, 3], 4), "key_padding_mask's convention"),
+        (lessons.padding_mask([1, 3], 4), "j < lengths[b]"),
+        (lessons.padding_mask([2, 3], 4).astype(int), "boolean"),
+        (np.ones((2, 4, 4), dtype=bool), "shape [B, 1, n]"),
+    ],
+)
+def test_check_padding_mask_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_padding_mask(answer, [2, 3], 4))
+
+
+@pytest.mark.parametrize(
+    ("check", "args"),
+    [
+        (lessons.check_projection, (X3, W3)),
+        (lessons.check_attention, (QA, KA, VA)),
+        (lessons.check_attention_weights, (QA, KA)),
+        (lessons.check_causal_mask, (4,)),
+        (lessons.check_padding_mask, ([2, 3], 4)),
+    ],
+)
+def test_the_chapter_3_to_6_checks_say_when_there_is_no_answer_yet(check, args):
+    verdict = check(..., *args)
+    assert not verdict and not verdict.answered
