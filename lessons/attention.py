@@ -32,8 +32,9 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
     Returns ``(output, weights)`` with ``output [..., n_q, d_v]`` and
     ``weights [..., n_q, n_k]``. Every row of ``weights`` sums to 1 and masked
     entries are exactly 0. A query whose mask row is all ``False`` may attend to
-    nothing: its weights are all 0 and its output row is 0 (PyTorch's fused kernel
-    gives NaN there; see chapter 6).
+    nothing: its weights are all 0 and its output row is 0, as
+    ``F.scaled_dot_product_attention`` gives on the CPU in recent PyTorch
+    (``nn.MultiheadAttention`` gives NaN there; chapter 6 shows both).
 
     NumPy arrays (or nested lists) in give float64 NumPy arrays out; torch
     tensors in give torch tensors out, computed with torch operations, so

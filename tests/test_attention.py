@@ -195,3 +195,15 @@ def test_attention_rejects_nan_instead_of_returning_it():
 def test_attention_rejects_tensors_of_different_dtypes():
     with pytest.raises(ValueError, match="share one floating dtype"):
         attention(torch.ones(2, 3), torch.ones(2, 3, dtype=torch.float64), torch.ones(2, 3))
+
+
+def test_a_query_that_may_attend_to_nothing_matches_sdpa_and_not_multihead_attention():
+    X = torch.randn(1, 3, 4, dtype=torch.float64)  # [B, n, d]
+    keep = torch.ones(3, 3, dtype=torch.bool)
+    keep[1] = False  # query 1 may attend to nothing
+    ours, _ = attention(X, X, X, keep)
+    sdpa = F.scaled_dot_product_attention(X, X, X, attn_mask=keep)
+    torch.testing.assert_close(ours, sdpa)
+    mha = torch.nn.MultiheadAttention(4, 1, batch_first=True, dtype=torch.float64)
+    _, mha_weights = mha(X, X, X, attn_mask=~keep)
+    assert torch.isnan(mha_weights[0, 1]).all()
