@@ -15,12 +15,18 @@ sizes = st.tuples(
 )
 
 
-@given(sizes)
-def test_project_equals_nn_linear_with_the_transposed_weight(size):
-    n, d_model, d_k, seed = size
+@st.composite
+def embeddings_and_weight(draw):
+    """Random X [n, d_model] and W [d_model, d_k]."""
+    n, d_model, d_k, seed = draw(sizes)
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d_model))  # [n, d_model]
-    W = rng.normal(size=(d_model, d_k))  # [d_model, d_k]
+    return rng.normal(size=(n, d_model)), rng.normal(size=(d_model, d_k))
+
+
+@given(embeddings_and_weight())
+def test_project_equals_nn_linear_with_the_transposed_weight(problem):
+    X, W = problem  # [n, d_model], [d_model, d_k]
+    d_model, d_k = W.shape
     layer = torch.nn.Linear(d_model, d_k, bias=False, dtype=torch.float64)
     with torch.no_grad():
         layer.weight.copy_(torch.from_numpy(W.T))  # nn.Linear stores [out, in]
@@ -39,12 +45,9 @@ def test_one_fused_projection_split_in_three_equals_three_projections(size):
         np.testing.assert_allclose(part, separate, atol=1e-12)
 
 
-@given(sizes)
-def test_a_shared_query_key_projection_makes_scores_symmetric(size):
-    n, d_model, d_k, seed = size
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d_model))  # [n, d_model]
-    W = rng.normal(size=(d_model, d_k))  # [d_model, d_k]
+@given(embeddings_and_weight())
+def test_a_shared_query_key_projection_makes_scores_symmetric(problem):
+    X, W = problem  # [n, d_model], [d_model, d_k]
     Q, K, _ = qkv(X, W, W, W)
     S = Q @ K.T  # [n, n]
     np.testing.assert_allclose(S, S.T, atol=1e-12)
