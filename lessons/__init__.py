@@ -7,28 +7,38 @@ One module per idea, each naming the chapter that teaches it:
 - ``attention``: ``attention``, scaled dot-product attention (chapter 4)
 - ``projections``: ``project``, ``qkv``, ``split_qkv`` (chapter 3)
 - ``masks``: ``causal_mask``, ``padding_mask``, ``combine_masks``, ``additive_mask`` (chapter 6)
+- ``multihead``: ``MultiHeadAttention``, ``split_heads``, ``merge_heads`` (chapter 7)
+- ``positions``: ``sinusoidal_encoding``, ``offset_matrix``, ``rope``, ``alibi_bias`` (chapter 8)
+- ``block``: ``TransformerBlock`` (chapter 9)
 - ``plots``: the book's style and ``heatmap``
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises
 """
 
 from .attention import attention
+from .block import TransformerBlock
 from .book import glue, setup
 from .checks import (
     Verdict,
     check_attention,
     check_attention_weights,
+    check_block_output,
     check_causal_mask,
     check_dot_product,
+    check_mha_parameter_count,
     check_padding_mask,
     check_pair_count,
     check_projection,
     check_score_matrix,
+    check_sinusoidal_encoding,
     check_soft_lookup,
     check_softmax_function,
+    check_split_heads,
 )
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
+from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .plots import heatmap
+from .positions import alibi_bias, alibi_slopes, offset_matrix, rope, sinusoidal_encoding
 from .projections import project, qkv, split_qkv
 from .softmax import softmax
 from .toy import word_vectors
@@ -36,28 +46,41 @@ from .toy import word_vectors
 __version__ = "0.1.0"
 
 __all__ = [
+    "MultiHeadAttention",
+    "TransformerBlock",
     "Verdict",
     "additive_mask",
+    "alibi_bias",
+    "alibi_slopes",
     "attention",
     "causal_mask",
     "check_attention",
     "check_attention_weights",
+    "check_block_output",
     "check_causal_mask",
     "check_dot_product",
+    "check_mha_parameter_count",
     "check_padding_mask",
     "check_projection",
     "check_pair_count",
     "check_score_matrix",
+    "check_sinusoidal_encoding",
     "check_soft_lookup",
     "check_softmax_function",
+    "check_split_heads",
     "combine_masks",
     "glue",
     "heatmap",
+    "merge_heads",
+    "offset_matrix",
     "padding_mask",
     "project",
     "qkv",
+    "rope",
     "setup",
+    "sinusoidal_encoding",
     "softmax",
+    "split_heads",
     "split_qkv",
     "word_vectors",
 ]

@@ -9,7 +9,9 @@ Where each one is used: ``check_soft_lookup`` and ``check_pair_count`` in
 chapter 1; ``check_dot_product``, ``check_score_matrix`` and
 ``check_softmax_function`` in chapter 2; ``check_projection`` in chapter 3;
 ``check_attention`` in chapter 4; ``check_attention_weights`` in chapter 5;
-``check_causal_mask`` and ``check_padding_mask`` in chapter 6.
+``check_causal_mask`` and ``check_padding_mask`` in chapter 6;
+``check_split_heads`` and ``check_mha_parameter_count`` in chapter 7;
+``check_sinusoidal_encoding`` in chapter 8; ``check_block_output`` in chapter 9.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import torch
 from numpy.typing import ArrayLike
 
 from .softmax import softmax
@@ -28,14 +31,18 @@ __all__ = [
     "Verdict",
     "check_attention",
     "check_attention_weights",
+    "check_block_output",
     "check_causal_mask",
     "check_dot_product",
+    "check_mha_parameter_count",
     "check_padding_mask",
     "check_projection",
     "check_pair_count",
     "check_score_matrix",
+    "check_sinusoidal_encoding",
     "check_soft_lookup",
     "check_softmax_function",
+    "check_split_heads",
 ]
 
 _TOLERANCE = 1e-6
@@ -425,3 +432,132 @@ def check_padding_mask(answer: Any, lengths: list[int], n: int) -> Verdict:
             "True marks padding here (key_padding_mask's convention); this course keeps True = real token."
         )
     return _wrong("Position j of sequence b is real when j < lengths[b].")
+
+
+def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
+    """Check heads split from ``X [B, n, d_model]`` into ``[B, h, n, d_k]`` (chapter 7)."""
+    if _is_missing(answer):
+        return _unanswered("a [B, h, n, d_k] tensor")
+    X = torch.as_tensor(np.asarray(X.detach() if hasattr(X, "detach") else X, dtype=float))
+    B, n, d_model = X.shape
+    d_k = d_model // num_heads
+    expected = X.view(B, n, num_heads, d_k).transpose(1, 2)  # [B, h, n, d_k]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be a tensor; got {type(answer).__name__}.")
+    if _close(got, expected.numpy()):
+        return _right("Head i holds columns i*d_k to (i+1)*d_k - 1 of every token.")
+    if _close(got, X.reshape(B, num_heads, n, d_k).numpy()):
+        return _wrong(
+            "Right shape, wrong contents: view(B, h, n, d_k) cuts the memory in the wrong "
+            "order and mixes tokens into heads. Use view(B, n, h, d_k).transpose(1, 2)."
+        )
+    if _close(got, X.view(B, n, num_heads, d_k).numpy()):
+        return _wrong("This is [B, n, h, d_k]: transpose(1, 2) to put heads before tokens.")
+    return _wrong(
+        f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}."
+    )
+
+
+def check_mha_parameter_count(answer: Any, d_model: int, bias: bool = True) -> Verdict:
+    """Check the parameter count of multi-head attention of width ``d_model`` (chapter 7)."""
+    if _is_missing(answer):
+        return _unanswered("a whole number")
+    try:
+        value = int(answer)
+    except (TypeError, ValueError):
+        return _wrong(f"The answer should be a number; got {type(answer).__name__}.")
+    weights, biases = 4 * d_model * d_model, 4 * d_model
+    expected = weights + (biases if bias else 0)
+    if value == expected:
+        return _right(
+            "W_Q, W_K, W_V and W_O are each d_model x d_model, whatever the number of heads."
+        )
+    if value == 3 * d_model * d_model + (3 * d_model if bias else 0):
+        return _wrong(
+            "You counted W_Q, W_K and W_V; the output projection W_O has d_model² weights too."
+        )
+    if bias and value == weights:
+        return _wrong(
+            "Close: add the biases, one per output of each of the four projections (4 d_model)."
+        )
+    if not bias and value == weights + biases:
+        return _wrong("This layer has bias=False: count the weights only.")
+    return _wrong(
+        "Count four d_model x d_model projections (Q, K, V, O), plus their biases if any."
+    )
+
+
+def check_sinusoidal_encoding(answer: Any, n_positions: int, d_model: int) -> Verdict:
+    """Check a sinusoidal positional encoding ``[n_positions, d_model]`` (chapter 8)."""
+    if _is_missing(answer):
+        return _unanswered(f"a [{n_positions}, {d_model}] array")
+    from .positions import sinusoidal_encoding
+
+    expected = sinusoidal_encoding(n_positions, d_model)  # [n, d_model]
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
+    if got.shape != expected.shape:
+        return _wrong(
+            f"One row per position and one column per dimension: shape {list(expected.shape)}; yours {list(got.shape)}."
+        )
+    if _close(got, expected):
+        return _right("Even columns are sines, odd columns cosines, with geometric wavelengths.")
+    swapped = expected.copy()
+    swapped[:, 0::2], swapped[:, 1::2] = expected[:, 1::2], expected[:, 0::2]
+    if _close(got, swapped):
+        return _wrong("Sine and cosine are swapped: column 2i is the sine, column 2i+1 the cosine.")
+    halves = np.concatenate([expected[:, 0::2], expected[:, 1::2]], axis=1)
+    if _close(got, halves):
+        return _wrong(
+            "All sines first, then all cosines: a layout some code uses, but this book "
+            "interleaves them (column 2i sine, 2i+1 cosine)."
+        )
+    positions = np.arange(n_positions)[:, None]  # [n, 1]
+    i = np.arange(d_model // 2)[None, :]  # [1, d/2]
+    wrong_exponent = np.empty_like(expected)
+    wrong_exponent[:, 0::2] = np.sin(positions / 10000 ** (i / d_model))
+    wrong_exponent[:, 1::2] = np.cos(positions / 10000 ** (i / d_model))
+    if _close(got, wrong_exponent):
+        return _wrong(
+            "The exponent is 2i / d_model, where i indexes the pair: you used i / d_model."
+        )
+    return _wrong("PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(the same).")
+
+
+def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
+    """Check a transformer block computed by hand from its parts (chapter 9).
+
+    ``block`` is a ``lessons.TransformerBlock``; ``x [B, n, d_model]``.
+    """
+    if _is_missing(answer):
+        return _unanswered("the block's output, shape [B, n, d_model]")
+    with torch.no_grad():
+        expected = block(x).numpy()  # [B, n, d_model]
+        attend = block.attention(x)[0]
+        ff, n1, n2 = block.feed_forward, block.norm1, block.norm2
+        post = n2(n1(x + attend) + ff(n1(x + attend))).numpy()
+        h = x + block.attention(n1(x))[0]
+        pre = (h + ff(n2(h))).numpy()
+        no_residual_post = n2(ff(n1(attend))).numpy()
+    got = _as_float_array(answer)
+    if got is None:
+        return _wrong(f"The answer should be a tensor; got {type(answer).__name__}.")
+    if _close(got, expected):
+        return _right(
+            "Attention and feed-forward, each with its residual and norm, in the right order."
+        )
+    other = post if block.norm_first else pre
+    if _close(got, other):
+        arrangement = "post-norm" if block.norm_first else "pre-norm"
+        return _wrong(
+            f"That is the {arrangement} arrangement; this block has norm_first={block.norm_first}."
+        )
+    if _close(got, no_residual_post):
+        return _wrong(
+            "The residual connections are missing: add each sublayer's input back to its output."
+        )
+    return _wrong(
+        "Follow the block's two steps: attention with residual and norm, then feed-forward with residual and norm."
+    )

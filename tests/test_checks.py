@@ -254,3 +254,77 @@ def test_check_padding_mask_names_the_mistake(answer, expected):
 def test_the_chapter_3_to_6_checks_say_when_there_is_no_answer_yet(check, args):
     verdict = check(..., *args)
     assert not verdict and not verdict.answered
+
+
+XH = torch.arange(2 * 3 * 8, dtype=torch.float64).reshape(2, 3, 8)  # [B, n, d_model]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lessons.split_heads(XH, 2), "Correct"),
+        (XH.view(2, 2, 3, 4), "mixes tokens into heads"),
+        (XH.view(2, 3, 2, 4), "transpose(1, 2)"),
+        (XH, "Expected shape [B, h, n, d_k]"),
+    ],
+)
+def test_check_split_heads_names_the_reshape_bug(answer, expected):
+    assert expected in repr(lessons.check_split_heads(answer, XH, 2))
+
+
+@pytest.mark.parametrize(
+    ("answer", "bias", "expected"),
+    [
+        (4 * 64 + 4 * 8, True, "Correct"),
+        (4 * 64, False, "Correct"),
+        (3 * 64 + 3 * 8, True, "W_O"),
+        (4 * 64, True, "add the biases"),
+        (4 * 64 + 4 * 8, False, "bias=False"),
+        (64, True, "Count four"),
+    ],
+)
+def test_check_mha_parameter_count_names_the_mistake(answer, bias, expected):
+    assert expected in repr(lessons.check_mha_parameter_count(answer, 8, bias=bias))
+
+
+def _pe_variant(kind):
+    pe = lessons.sinusoidal_encoding(6, 8)  # [n, d_model]
+    if kind == "swapped":
+        out = pe.copy()
+        out[:, 0::2], out[:, 1::2] = pe[:, 1::2], pe[:, 0::2]
+        return out
+    if kind == "halves":
+        return np.concatenate([pe[:, 0::2], pe[:, 1::2]], axis=1)
+    if kind == "exponent":
+        i = np.arange(4)[None, :]
+        angles = np.arange(6)[:, None] / 10000 ** (i / 8)
+        out = np.empty_like(pe)
+        out[:, 0::2], out[:, 1::2] = np.sin(angles), np.cos(angles)
+        return out
+    return pe
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("right", "Correct"),
+        ("swapped", "swapped"),
+        ("halves", "interleaves"),
+        ("exponent", "2i / d_model"),
+    ],
+)
+def test_check_sinusoidal_encoding_names_the_mistake(kind, expected):
+    assert expected in repr(lessons.check_sinusoidal_encoding(_pe_variant(kind), 6, 8))
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_check_block_output_tells_pre_norm_from_post_norm(norm_first):
+    torch.manual_seed(0)
+    block = lessons.TransformerBlock(8, 2, 16, norm_first=norm_first).double()
+    other = lessons.TransformerBlock(8, 2, 16, norm_first=not norm_first).double()
+    other.load_state_dict(block.state_dict())
+    x = torch.randn(1, 4, 8, dtype=torch.float64)  # [B, n, d_model]
+    with torch.no_grad():
+        assert lessons.check_block_output(block(x), block, x)
+        assert "arrangement" in repr(lessons.check_block_output(other(x), block, x))
+    assert not lessons.check_block_output(..., block, x).answered

@@ -1,0 +1,149 @@
+"""Multi-head attention: several attentions side by side, each on a slice of the width.
+
+Taught in chapter 7 (Multi-head attention) and reused by chapter 9's transformer
+block. ``split_heads`` and ``merge_heads`` are the two reshapes that confuse
+learners most; chapter 7 works them through on a tiny tensor. The module equals
+``torch.nn.MultiheadAttention(batch_first=True)`` once its weights are copied
+with ``MultiHeadAttention.from_torch``, which the tests assert.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .attention import attention
+
+__all__ = ["MultiHeadAttention", "merge_heads", "split_heads"]
+
+
+def split_heads(X: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """Split ``X [B, n, d_model]`` into heads: ``[B, h, n, d_k]`` with ``d_k = d_model / h`` (chapter 7).
+
+    Head ``i`` gets columns ``i * d_k`` to ``(i + 1) * d_k - 1`` of every token.
+    The reshape is ``view(B, n, h, d_k)`` followed by ``transpose(1, 2)``; a plain
+    ``view(B, h, n, d_k)`` would mix tokens into heads (chapter 7 shows it).
+
+    Raises:
+        ValueError: if ``X`` is not 3-D or ``num_heads`` does not divide ``d_model``.
+    """
+    if X.dim() != 3:
+        raise ValueError(f"split_heads expects [B, n, d_model]; got shape {tuple(X.shape)}")
+    B, n, d_model = X.shape
+    _check_heads(d_model, num_heads)
+    return X.view(B, n, num_heads, d_model // num_heads).transpose(1, 2)  # [B, h, n, d_k]
+
+
+def merge_heads(X: torch.Tensor) -> torch.Tensor:
+    """Concatenate heads back: ``[B, h, n, d_k]`` to ``[B, n, h * d_k]`` (chapter 7).
+
+    The inverse of ``split_heads``: ``merge_heads(split_heads(X, h))`` is ``X``.
+
+    Raises:
+        ValueError: if ``X`` is not 4-D.
+    """
+    if X.dim() != 4:
+        raise ValueError(f"merge_heads expects [B, h, n, d_k]; got shape {tuple(X.shape)}")
+    B, h, n, d_k = X.shape
+    return X.transpose(1, 2).reshape(B, n, h * d_k)  # [B, n, d_model]
+
+
+def _check_heads(d_model: int, num_heads: int) -> None:
+    if num_heads < 1 or d_model % num_heads:
+        raise ValueError(
+            f"num_heads must divide d_model so every head gets d_k = d_model / num_heads "
+            f"columns; got d_model={d_model}, num_heads={num_heads}"
+        )
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head scaled dot-product attention, written out (chapter 7).
+
+    ``h = num_heads`` heads of width ``d_k = d_model / h``. One fused projection
+    ``in_proj`` (weight ``[3 d_model, d_model]``, rows for Q, then K, then V, the
+    layout of ``nn.MultiheadAttention.in_proj_weight``) makes queries, keys and
+    values; each head attends on its own slice; ``out_proj`` (``W_O``) mixes the
+    concatenated heads. Parameters: ``4 d_model^2`` weights, plus ``4 d_model``
+    biases when ``bias=True``.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, bias: bool = True) -> None:
+        super().__init__()
+        _check_heads(d_model, num_heads)
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.d_k = d_model // num_heads
+        self.in_proj = nn.Linear(d_model, 3 * d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor | None = None,
+        value: torch.Tensor | None = None,
+        mask: Any = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attend from ``query [B, n_q, d_model]`` to ``key``/``value [B, n_k, d_model]``.
+
+        With ``key`` and ``value`` omitted this is self-attention (``key = value =
+        query``); with only ``value`` omitted, ``value = key`` (cross-attention,
+        chapter 9). ``mask`` is a boolean keep-mask (True = may attend), as in
+        ``lessons.attention``, broadcastable to ``[B, h, n_q, n_k]``: a causal
+        ``[n, n]`` or a padding mask ``[B, 1, 1, n_k]``.
+
+        Returns ``(output [B, n_q, d_model], weights [B, h, n_q, n_k])``.
+
+        Raises:
+            ValueError: naming the shapes, if an input is not ``[B, n, d_model]``
+                or the batch sizes differ.
+        """
+        key = query if key is None else key
+        value = key if value is None else value
+        for name, tensor in (("query", query), ("key", key), ("value", value)):
+            if tensor.dim() != 3 or tensor.shape[-1] != self.d_model:
+                raise ValueError(
+                    f"{name} must have shape [B, n, d_model={self.d_model}]; "
+                    f"got {tuple(tensor.shape)}"
+                )
+        if not query.shape[0] == key.shape[0] == value.shape[0]:
+            raise ValueError(
+                f"query, key and value must share the batch size B; got shapes "
+                f"{tuple(query.shape)}, {tuple(key.shape)} and {tuple(value.shape)}"
+            )
+        w_q, w_k, w_v = self.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
+        b_q, b_k, b_v = (None,) * 3 if self.in_proj.bias is None else self.in_proj.bias.chunk(3)
+        Q = split_heads(F.linear(query, w_q, b_q), self.num_heads)  # [B, h, n_q, d_k]
+        K = split_heads(F.linear(key, w_k, b_k), self.num_heads)  # [B, h, n_k, d_k]
+        V = split_heads(F.linear(value, w_v, b_v), self.num_heads)  # [B, h, n_k, d_k]
+        heads, weights = attention(Q, K, V, mask)  # [B, h, n_q, d_k], [B, h, n_q, n_k]
+        return self.out_proj(merge_heads(heads)), weights  # [B, n_q, d_model]
+
+    @classmethod
+    def from_torch(cls, mha: nn.MultiheadAttention) -> MultiHeadAttention:
+        """A copy of ``mha`` (an ``nn.MultiheadAttention``) with the same weights (chapter 7).
+
+        Afterwards both give equal outputs; note that ``mha`` returns weights
+        averaged over heads unless called with ``average_attn_weights=False``,
+        and that its boolean masks use True = *blocked*.
+
+        Raises:
+            ValueError: if ``mha`` has separate key/value widths (``kdim``/``vdim``)
+                or biases on keys and values (``add_bias_kv``), which this module
+                does not model.
+        """
+        if not mha._qkv_same_embed_dim or mha.bias_k is not None:
+            raise ValueError(
+                "only nn.MultiheadAttention with kdim = vdim = embed_dim and no add_bias_kv"
+            )
+        bias = mha.in_proj_bias is not None
+        copy = cls(mha.embed_dim, mha.num_heads, bias=bias).to(mha.in_proj_weight.dtype)
+        with torch.no_grad():
+            copy.in_proj.weight.copy_(mha.in_proj_weight)
+            copy.out_proj.weight.copy_(mha.out_proj.weight)
+            if bias:
+                copy.in_proj.bias.copy_(mha.in_proj_bias)
+                copy.out_proj.bias.copy_(mha.out_proj.bias)
+        return copy

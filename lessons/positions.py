@@ -1,0 +1,136 @@
+"""Positional information: sinusoidal encodings, rotary embeddings (RoPE) and ALiBi.
+
+Taught in chapter 8 (Positional encoding). Attention alone is blind to order
+(chapter 4); these are three ways to give it positions:
+
+- ``sinusoidal_encoding`` is added to the embeddings (Vaswani et al. 2017);
+  ``offset_matrix`` is the fixed linear map that moves an encoding ``k``
+  positions along, so ``PE[p + k] = PE[p] @ offset_matrix(k, d_model)``.
+- ``rope`` rotates queries and keys by their position, so a score depends only
+  on the offset between two positions (Su et al., RoFormer).
+- ``alibi_bias`` adds a per-head penalty proportional to distance to the scores
+  (Press et al., ALiBi).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["alibi_bias", "alibi_slopes", "offset_matrix", "rope", "sinusoidal_encoding"]
+
+
+def _frequencies(d: int, base: float) -> np.ndarray:
+    """Angular frequencies ``base^(-2i/d)`` for ``i = 0 .. d/2 - 1``: ``[d / 2]``."""
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+def _check_even(name: str, d: Any) -> None:
+    if not isinstance(d, Integral) or d < 2 or d % 2:
+        raise ValueError(
+            f"{name} must be a positive even integer (dimensions come in sine/cosine "
+            f"pairs); got {d!r}"
+        )
+
+
+def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The sinusoidal positional encoding ``PE [n_positions, d_model]`` (chapter 8).
+
+    ``PE[pos, 2i] = sin(pos / base^(2i/d_model))`` and
+    ``PE[pos, 2i+1] = cos(pos / base^(2i/d_model))``: pair ``i`` turns at angular
+    frequency ``base^(-2i/d_model)``, so the wavelengths grow geometrically from
+    ``2 pi`` to ``2 pi * base``.
+
+    Raises:
+        ValueError: if ``n_positions`` is not a positive integer or ``d_model`` is
+            not a positive even integer.
+    """
+    if not isinstance(n_positions, Integral) or n_positions < 1:
+        raise ValueError(f"n_positions must be a positive integer; got {n_positions!r}")
+    _check_even("d_model", d_model)
+    angles = np.arange(n_positions)[:, None] * _frequencies(d_model, base)[None, :]  # [n, d/2]
+    pe = np.empty((n_positions, d_model))  # [n, d_model]
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
+def offset_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The ``[d_model, d_model]`` map ``M_k`` with ``PE[p + k] = PE[p] @ M_k`` for every ``p`` (chapter 8).
+
+    Block diagonal: one 2 x 2 rotation by angle ``k * base^(-2i/d_model)`` per
+    sine/cosine pair. It does not depend on ``p``, which is why a model can learn
+    to attend "k positions back" with one linear map.
+
+    Raises:
+        ValueError: if ``d_model`` is not a positive even integer.
+    """
+    _check_even("d_model", d_model)
+    M = np.zeros((d_model, d_model))  # [d_model, d_model]
+    for i, angle in enumerate(k * _frequencies(d_model, base)):
+        c, s = np.cos(angle), np.sin(angle)
+        # Row vectors (sin, cos) @ [[c, -s], [s, c]] = (sin(a + angle), cos(a + angle)).
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, -s], [s, c]]
+    return M
+
+
+def rope(X: Any, positions: Any = None, base: float = 10000.0) -> Any:
+    """Rotary position embedding: rotate each pair of ``X [..., n, d]`` by its position (chapter 8).
+
+    Pair ``(2i, 2i + 1)`` of row ``m`` is rotated by angle ``positions[m] *
+    base^(-2i/d)``. Applied to queries and keys (not values), it makes the score
+    ``rope(q)_m · rope(k)_n`` depend on the offset ``m - n`` only. ``positions``
+    defaults to ``0 .. n - 1``. NumPy in, NumPy out; torch in, torch out.
+
+    Raises:
+        ValueError: if the last dimension is odd or ``positions`` does not have
+            one entry per row.
+    """
+    d, n = X.shape[-1], X.shape[-2]
+    _check_even("the last dimension of X", d)
+    is_torch = isinstance(X, torch.Tensor)
+    pos = np.arange(n) if positions is None else np.asarray(positions, dtype=float)
+    if pos.shape != (n,):
+        raise ValueError(f"positions must have one entry per row ({n}); got shape {pos.shape}")
+    angles = pos[:, None] * _frequencies(d, base)[None, :]  # [n, d/2]
+    cos, sin = np.cos(angles), np.sin(angles)  # [n, d/2] each
+    if is_torch:
+        cos, sin = (torch.as_tensor(a, dtype=X.dtype, device=X.device) for a in (cos, sin))
+    even, odd = X[..., 0::2], X[..., 1::2]  # [..., n, d/2] each
+    rotated_even = even * cos - odd * sin  # [..., n, d/2]
+    rotated_odd = even * sin + odd * cos  # [..., n, d/2]
+    if is_torch:
+        return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(-2)  # [..., n, d]
+    return np.stack([rotated_even, rotated_odd], axis=-1).reshape(X.shape)  # [..., n, d]
+
+
+def alibi_slopes(num_heads: int) -> np.ndarray:
+    """ALiBi's per-head slopes ``2^(-8 (i + 1) / h)`` for ``i = 0 .. h - 1``: ``[h]`` (chapter 8).
+
+    A geometric sequence: the first head penalises distance most, the last least.
+    """
+    if not isinstance(num_heads, Integral) or num_heads < 1:
+        raise ValueError(f"num_heads must be a positive integer; got {num_heads!r}")
+    return 2.0 ** (-8.0 * np.arange(1, num_heads + 1) / num_heads)
+
+
+def alibi_bias(n: int, num_heads: int, causal: bool = True) -> np.ndarray:
+    """ALiBi biases ``[h, n, n]`` to add to the scores before softmax (chapter 8).
+
+    Entry ``(head, i, j)`` is ``-slope[head] * (i - j)``: zero for a token itself,
+    more negative the further back key ``j`` lies. With ``causal=True`` (ALiBi's
+    setting) later keys get ``-inf``; with ``causal=False`` the penalty is
+    ``-slope * |i - j|`` in both directions.
+    """
+    if not isinstance(n, Integral) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    distance = np.arange(n)[:, None] - np.arange(n)[None, :]  # [n, n], i - j
+    bias = (
+        0.0 - alibi_slopes(num_heads)[:, None, None] * np.abs(distance)[None]
+    )  # [h, n, n], no -0.0
+    if causal:
+        bias = np.where(distance[None] < 0, -np.inf, bias)
+    return bias
