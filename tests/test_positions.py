@@ -13,6 +13,14 @@ from lessons import alibi_bias, alibi_slopes, attention, offset_matrix, rope, si
 even = st.integers(1, 32).map(lambda i: 2 * i)
 
 
+def _assert_constant_diagonals(table: np.ndarray) -> None:
+    """Entry (p, q) of a square table depends on p - q only."""
+    n = table.shape[0]
+    for offset in range(-n + 1, n):
+        diagonal = np.diagonal(table, offset)
+        np.testing.assert_allclose(diagonal, diagonal[0], atol=1e-9)
+
+
 @given(st.integers(1, 60), even)
 def test_sinusoidal_encoding_interleaves_sines_and_cosines(n, d_model):
     pe = sinusoidal_encoding(n, d_model)  # [n, d_model]
@@ -43,9 +51,7 @@ def test_shifting_by_k_positions_is_one_fixed_linear_map(n, d_model, k):
 def test_dot_product_of_two_encodings_depends_only_on_their_offset(n, d_model):
     pe = sinusoidal_encoding(n, d_model)
     G = pe @ pe.T  # [n, n]
-    for offset in range(-n + 1, n):
-        diagonal = np.diagonal(G, offset)
-        np.testing.assert_allclose(diagonal, diagonal[0], atol=1e-9)
+    _assert_constant_diagonals(G)
 
 
 @given(st.integers(2, 12), even, st.integers(0, 2**32 - 1))
@@ -55,9 +61,7 @@ def test_rope_scores_depend_only_on_the_offset(n, d, seed):
     Q = rope(np.tile(q, (n, 1)))  # [n, d]: the same query at every position
     K = rope(np.tile(k, (n, 1)))  # [n, d]
     S = Q @ K.T  # [n, n]
-    for offset in range(-n + 1, n):
-        diagonal = np.diagonal(S, offset)
-        np.testing.assert_allclose(diagonal, diagonal[0], atol=1e-9)
+    _assert_constant_diagonals(S)
 
 
 @given(st.integers(1, 10), even, st.integers(0, 2**32 - 1))
