@@ -10,6 +10,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``multihead``: ``MultiHeadAttention``, ``split_heads``, ``merge_heads`` (chapter 7)
 - ``positions``: ``sinusoidal_encoding``, ``offset_matrix``, ``rope``, ``alibi_bias`` (chapter 8)
 - ``block``: ``TransformerBlock`` (chapter 9)
+- ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
 - ``plots``: the book's style and ``heatmap``
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises
@@ -41,6 +42,7 @@ from .plots import heatmap
 from .positions import alibi_bias, alibi_slopes, offset_matrix, rope, sinusoidal_encoding
 from .projections import project, qkv, split_qkv
 from .softmax import softmax
+from .tiled import tiled_attention
 from .toy import word_vectors
 
 __version__ = "0.1.0"
@@ -82,5 +84,6 @@ __all__ = [
     "softmax",
     "split_heads",
     "split_qkv",
+    "tiled_attention",
     "word_vectors",
 ]

@@ -1,0 +1,79 @@
+"""Tiled attention with an online softmax: FlashAttention's idea, in NumPy.
+
+Taught in chapter 10 (Complexity and efficiency). The plain formula builds the
+whole ``[n_q, n_k]`` weight matrix; this version walks over blocks of keys,
+keeping for every query only a running maximum, a running sum of exponentials
+and a running weighted sum of values. The result is the same attention output
+(equal to ``lessons.attention`` to about 1e-12 in float64), with memory that
+grows like ``n`` instead of ``n^2``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .attention import _broadcast, _check_shapes
+
+__all__ = ["tiled_attention"]
+
+
+def tiled_attention(
+    Q: ArrayLike, K: ArrayLike, V: ArrayLike, block_size: int = 128, causal: bool = False
+) -> np.ndarray:
+    """Exact scaled dot-product attention computed block by block (chapter 10).
+
+    ``Q [..., n_q, d_k]``, ``K [..., n_k, d_k]``, ``V [..., n_k, d_v]`` (leading
+    dimensions broadcast); returns the output ``[..., n_q, d_v]``, never holding
+    more than a ``[..., block_size, block_size]`` tile of scores. It computes in
+    float32 when all three inputs are float32 (to measure large ``n`` quickly),
+    otherwise in float64.
+    With ``causal=True`` query ``i`` attends to keys ``0..i``, as with
+    ``lessons.causal_mask``. ``block_size`` need not divide ``n``.
+
+    For each query block, every key block updates three running quantities per
+    query: the largest score seen ``m``, the sum of ``exp(score - m)`` ``l``,
+    and the sum of ``exp(score - m) * value`` ``acc``. When ``m`` grows, the old
+    ``l`` and ``acc`` are rescaled by ``exp(m_old - m_new)``; at the end
+    ``acc / l`` is the softmax-weighted average.
+
+    Raises:
+        ValueError: for the shape mismatches ``lessons.attention`` rejects, or a
+            ``block_size`` that is not a positive integer.
+    """
+    if not isinstance(block_size, Integral) or isinstance(block_size, bool) or block_size < 1:
+        raise ValueError(f"block_size must be a positive integer; got {block_size!r}")
+    arrays = [np.asarray(a) for a in (Q, K, V)]
+    dtype = np.float32 if all(a.dtype == np.float32 for a in arrays) else np.float64
+    Q, K, V = (a.astype(dtype, copy=False) for a in arrays)
+    _check_shapes(Q, K, V)
+    batch = _broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]})
+    n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
+    scale = 1.0 / math.sqrt(Q.shape[-1])
+    output = np.empty(batch + (n_q, d_v), dtype=dtype)  # [..., n_q, d_v]
+    for q0 in range(0, n_q, block_size):
+        q1 = min(q0 + block_size, n_q)
+        q = Q[..., q0:q1, :] * dtype(scale)  # [..., bq, d_k]
+        running_max = np.full(batch + (q1 - q0, 1), -np.inf, dtype=dtype)  # [..., bq, 1]
+        running_sum = np.zeros(batch + (q1 - q0, 1), dtype=dtype)  # [..., bq, 1]
+        acc = np.zeros(batch + (q1 - q0, d_v), dtype=dtype)  # [..., bq, d_v]
+        last_key = min(n_k, q1) if causal else n_k  # later keys are all masked
+        for k0 in range(0, last_key, block_size):
+            k1 = min(k0 + block_size, last_key)
+            scores = q @ np.swapaxes(K[..., k0:k1, :], -2, -1)  # [..., bq, bk]
+            if causal:
+                rows = np.arange(q0, q1)[:, None]  # [bq, 1]
+                cols = np.arange(k0, k1)[None, :]  # [1, bk]
+                scores = np.where(cols <= rows, scores, -np.inf)
+            new_max = np.maximum(running_max, scores.max(axis=-1, keepdims=True))  # [..., bq, 1]
+            shift = np.where(np.isfinite(new_max), new_max, dtype(0))  # rows with nothing seen yet
+            p = np.exp(scores - shift)  # [..., bq, bk], masked entries are exactly 0
+            rescale = np.exp(running_max - shift)  # [..., bq, 1], 0 while nothing was seen
+            running_sum = running_sum * rescale + p.sum(axis=-1, keepdims=True)
+            acc = acc * rescale + p @ V[..., k0:k1, :]  # [..., bq, d_v]
+            running_max = new_max
+        output[..., q0:q1, :] = acc / np.where(running_sum == 0, dtype(1), running_sum)
+    return output
