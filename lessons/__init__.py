@@ -11,6 +11,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``positions``: ``sinusoidal_encoding``, ``offset_matrix``, ``rope``, ``alibi_bias`` (chapter 8)
 - ``block``: ``TransformerBlock`` (chapter 9)
 - ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
+- ``tasks``: synthetic tasks with known answers; ``training``: a tiny model and its training loop (chapter 11)
 - ``plots``: the book's style and ``heatmap``
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises
@@ -42,15 +43,19 @@ from .plots import heatmap
 from .positions import alibi_bias, alibi_slopes, offset_matrix, rope, sinusoidal_encoding
 from .projections import project, qkv, split_qkv
 from .softmax import softmax
+from .tasks import cls_token, position_labels, position_task, reversal_task
 from .tiled import tiled_attention
 from .toy import word_vectors
+from .training import AttentionModel, accuracy, hand_built_position_model, train
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AttentionModel",
     "MultiHeadAttention",
     "TransformerBlock",
     "Verdict",
+    "accuracy",
     "additive_mask",
     "alibi_bias",
     "alibi_slopes",
@@ -70,14 +75,19 @@ __all__ = [
     "check_soft_lookup",
     "check_softmax_function",
     "check_split_heads",
+    "cls_token",
     "combine_masks",
     "glue",
+    "hand_built_position_model",
     "heatmap",
     "merge_heads",
     "offset_matrix",
     "padding_mask",
+    "position_labels",
+    "position_task",
     "project",
     "qkv",
+    "reversal_task",
     "rope",
     "setup",
     "sinusoidal_encoding",
@@ -85,5 +95,6 @@ __all__ = [
     "split_heads",
     "split_qkv",
     "tiled_attention",
+    "train",
     "word_vectors",
 ]

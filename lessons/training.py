@@ -1,0 +1,280 @@
+"""A one-layer attention model, a small training loop, and a hand-built solution (chapter 11).
+
+``AttentionModel`` is the smallest model in which attention can learn anything:
+token embeddings plus learned positional embeddings, one
+``lessons.MultiHeadAttention`` layer, and a linear read-out, either from the
+``[CLS]`` position (one answer per sequence) or from every position (one answer
+per token). There is no residual connection, no feed-forward network and no
+normalization, so whatever reaches the read-out went through the attention
+weights. ``train`` fits it with Adam on a cross-entropy loss; ``accuracy``
+measures it, optionally with a keep-mask that blocks keys (the interventions of
+chapter 11). ``hand_built_position_model`` sets every weight by hand so that the
+``[CLS]`` query looks only at the target positions: proof that the task of
+``lessons.tasks.position_task`` is solvable by one attention layer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from numbers import Integral, Real
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .multihead import MultiHeadAttention
+from .tasks import _check_targets, _generator, cls_token
+
+__all__ = ["AttentionModel", "accuracy", "hand_built_position_model", "train"]
+
+_READOUTS = ("cls", "tokens")
+
+
+class AttentionModel(nn.Module):
+    """Embeddings, learned positions, one attention layer, a linear read-out (chapter 11).
+
+    ``vocab_size`` ids are embedded (for ``position_task`` that is the task's
+    vocabulary plus one, for ``[CLS]``), ``n_positions`` positions get a learned
+    vector each, and ``num_heads`` heads share ``d_model``. With
+    ``readout="cls"`` the logits come from position 0's output only; with
+    ``readout="tokens"`` every position gets its own logits. Parameters are
+    initialised from ``seed`` without touching torch's global generator, in
+    ``dtype`` (float64 by default, so results agree across machines).
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n_positions: int,
+        n_classes: int,
+        *,
+        d_model: int = 32,
+        num_heads: int = 1,
+        readout: str = "cls",
+        seed: int = 0,
+        dtype: torch.dtype = torch.float64,
+    ) -> None:
+        super().__init__()
+        for name, value in (
+            ("vocab_size", vocab_size),
+            ("n_positions", n_positions),
+            ("n_classes", n_classes),
+            ("d_model", d_model),
+        ):
+            if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if readout not in _READOUTS:
+            raise ValueError(f"readout must be one of {_READOUTS}; got {readout!r}")
+        if not isinstance(seed, Integral) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        self.readout_from = readout
+        self.n_positions = n_positions
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.embed = nn.Embedding(vocab_size, d_model, dtype=dtype)
+            self.positions = nn.Parameter(torch.randn(n_positions, d_model, dtype=dtype))
+            self.attention = MultiHeadAttention(d_model, num_heads).to(dtype)
+            self.readout = nn.Linear(d_model, n_classes, dtype=dtype)
+
+    def forward(self, tokens: torch.Tensor, mask: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and attention weights for ``tokens [B, n]`` (integer ids, ``n <= n_positions``).
+
+        ``mask`` is a boolean keep-mask (True = may attend) broadcastable to
+        ``[B, h, n, n]``, passed to the attention layer: ``[n]`` or ``[n, n]``
+        blocks keys for every sequence.
+
+        Returns ``(logits, weights)``: logits ``[B, n_classes]`` (``readout="cls"``)
+        or ``[B, n, n_classes]`` (``readout="tokens"``), weights ``[B, h, n, n]``.
+
+        Raises:
+            ValueError: if ``tokens`` is not ``[B, n]`` or is longer than ``n_positions``.
+        """
+        if tokens.dim() != 2 or tokens.shape[1] > self.n_positions:
+            raise ValueError(
+                f"tokens must have shape [B, n] with n <= n_positions={self.n_positions}; "
+                f"got {tuple(tokens.shape)}"
+            )
+        n = tokens.shape[1]
+        x = self.embed(tokens) + self.positions[:n]  # [B, n, d_model]
+        if mask is not None and not isinstance(mask, torch.Tensor):
+            mask = torch.as_tensor(mask)
+        out, weights = self.attention(x, mask=mask)  # [B, n, d_model], [B, h, n, n]
+        if self.readout_from == "cls":
+            return self.readout(out[:, 0]), weights  # [B, n_classes]
+        return self.readout(out), weights  # [B, n, n_classes]
+
+
+def _loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
+
+def _check_data(inputs: torch.Tensor, targets: torch.Tensor) -> None:
+    if inputs.dim() != 2 or targets.shape[0] != inputs.shape[0]:
+        raise ValueError(
+            f"inputs must be [N, n] and targets [N] or [N, n] with the same N; "
+            f"got {tuple(inputs.shape)} and {tuple(targets.shape)}"
+        )
+
+
+class _Adam:
+    """Adam written out, equal to ``torch.optim.Adam`` with its defaults.
+
+    ``torch.optim`` imports ``torch._dynamo`` on first use, which costs more than a
+    second; a chapter's whole time budget is a few seconds, so the update is here.
+    """
+
+    def __init__(
+        self,
+        params: list[torch.Tensor],
+        lr: float,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ) -> None:
+        self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
+        self.m = [torch.zeros_like(p) for p in params]  # first moments
+        self.v = [torch.zeros_like(p) for p in params]  # second moments
+        self.t = 0
+
+    @torch.no_grad()
+    def step(self, grads: Sequence[torch.Tensor]) -> None:
+        self.t += 1
+        b1, b2 = self.betas
+        for p, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
+            m.mul_(b1).add_(g, alpha=1 - b1)
+            v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = (v.sqrt() / math.sqrt(1 - b2**self.t)).add_(self.eps)
+            p.addcdiv_(m, denom, value=-self.lr / (1 - b1**self.t))
+
+
+def train(
+    model: AttentionModel,
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    *,
+    steps: int = 200,
+    lr: float = 0.01,
+    batch_size: int | None = None,
+    seed: int | torch.Generator = 0,
+    callback: Callable[[int, AttentionModel], None] | None = None,
+) -> list[float]:
+    """Fit ``model`` in place with Adam on the cross-entropy loss; return the loss per step (chapter 11).
+
+    ``inputs [N, n]`` are token ids; ``targets`` are class ids, ``[N]`` for a
+    ``[CLS]`` read-out or ``[N, n]`` for a per-token read-out (the loss averages
+    over every answer). Each step uses the whole set (``batch_size=None``) or
+    ``batch_size`` examples drawn without replacement by a generator seeded with
+    ``seed``, so a run is reproducible. The returned list has ``steps`` floats,
+    the loss of each step's batch before its update. ``callback(step, model)``,
+    if given, runs after every update (step counts from 1), for example to
+    record held-out accuracy while the model learns. The loop runs on one CPU
+    thread (restored afterwards): for tensors this small, more threads add only
+    waiting, and on a busy machine that waiting can make a step many times slower.
+
+    Raises:
+        ValueError: naming the value, if ``steps`` or ``batch_size`` is not a
+            positive integer, ``lr`` is not positive, or the shapes do not match.
+    """
+    _check_data(inputs, targets)
+    if not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 1:
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    if not isinstance(lr, Real) or not lr > 0:
+        raise ValueError(f"lr must be a positive number; got {lr!r}")
+    if batch_size is not None and (
+        not isinstance(batch_size, Integral) or isinstance(batch_size, bool) or batch_size < 1
+    ):
+        raise ValueError(f"batch_size must be a positive integer or None; got {batch_size!r}")
+    g = _generator(seed)
+    params = [p for p in model.parameters() if p.requires_grad]
+    adam = _Adam(params, lr)
+    losses: list[float] = []
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: extra threads only wait for each other
+    model.train()
+    try:
+        for _ in range(steps):
+            if batch_size is None or batch_size >= len(inputs):
+                batch_x, batch_y = inputs, targets
+            else:
+                rows = torch.randperm(len(inputs), generator=g)[:batch_size]  # [batch]
+                batch_x, batch_y = inputs[rows], targets[rows]
+            loss = _loss(model(batch_x)[0], batch_y)
+            adam.step(torch.autograd.grad(loss, params))
+            losses.append(loss.item())
+            if callback is not None:
+                model.eval()
+                callback(len(losses), model)
+                model.train()
+    finally:
+        torch.set_num_threads(threads)
+        model.eval()
+    return losses
+
+
+@torch.no_grad()
+def accuracy(
+    model: AttentionModel, inputs: torch.Tensor, targets: torch.Tensor, mask: Any = None
+) -> float:
+    """The fraction of answers the model gets right, optionally with keys blocked (chapter 11).
+
+    ``inputs [N, n]``; ``targets [N]`` or ``[N, n]`` (then every token counts);
+    ``mask`` is a keep-mask for the attention layer, as in ``AttentionModel.forward``.
+
+    Raises:
+        ValueError: if the shapes do not match.
+    """
+    _check_data(inputs, targets)
+    logits, _ = model(inputs, mask=mask)
+    return (logits.argmax(dim=-1) == targets).double().mean().item()
+
+
+def hand_built_position_model(
+    n_tokens: int = 8,
+    vocab_size: int = 64,
+    target_positions: Sequence[int] = (4,),
+    target_value: int = 42,
+    sharpness: float = 20.0,
+) -> AttentionModel:
+    """An ``AttentionModel`` that solves ``position_task`` with weights set by hand (chapter 11).
+
+    Token ``t`` embeds as the one-hot vector of column ``t`` (``[CLS]`` included)
+    and position ``p`` adds the one-hot vector of column ``vocab_size + 1 + p``,
+    so ``d_model = vocab_size + n_tokens + 2``, one head. The ``[CLS]`` query
+    matches only the keys of the target positions, with score ``sharpness``
+    (other keys score 0), so each target gets weight close to ``1 / k`` for ``k``
+    targets. A value is 1 in feature 0 when its token is ``target_value``, so
+    ``[CLS]``'s output in feature 0 is about ``count / k``, and the read-out picks
+    the class nearest to ``count``. Returns the model in evaluation mode, ``[CLS]``
+    read-out, ``k + 1`` classes.
+
+    Raises:
+        ValueError: as ``position_task`` for bad sizes or targets, or if
+            ``sharpness`` is not positive.
+    """
+    for name, value in (("n_tokens", n_tokens), ("vocab_size", vocab_size)):
+        if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    targets = _check_targets(target_positions, target_value, n_tokens, vocab_size)
+    if not isinstance(sharpness, Real) or not sharpness > 0:
+        raise ValueError(f"sharpness must be a positive number; got {sharpness!r}")
+    k, n_ids, n_positions = len(targets), vocab_size + 1, n_tokens + 1
+    d_model = n_ids + n_positions
+    model = AttentionModel(n_ids, n_positions, k + 1, d_model=d_model, num_heads=1)
+    pos = n_ids  # first column of the position block
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        model.embed.weight[:, :n_ids] = torch.eye(n_ids)  # token one-hots
+        model.positions[:, pos:] = torch.eye(n_positions)  # position one-hots
+        w_q, w_k, w_v = model.attention.in_proj.weight.view(3, d_model, d_model)  # [out, in]
+        for t in targets:  # the [CLS] query points at each target position
+            w_q[pos + t, cls_token(vocab_size)] = sharpness * math.sqrt(d_model)
+        w_k[pos:, pos:] = torch.eye(n_positions)  # a key says its position
+        w_v[0, target_value] = 1.0  # a value says "I am target_value"
+        model.attention.out_proj.weight[0, 0] = 1.0
+        classes = torch.arange(k + 1, dtype=torch.float64)  # [k + 1]
+        model.readout.weight[:, 0] = classes * k  # logit_c = c * count - c^2 / 2
+        model.readout.bias[:] = -(classes**2) / 2
+    model.eval()
+    return model
