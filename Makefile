@@ -42,7 +42,7 @@ test: $(STAMP)  ## run every test: lessons, notebook guards, lint, and nbval ove
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
-	$(BIN)/python tools/execute_notebooks.py
+	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)
 
 serve: book  ## serve the built book on http://127.0.0.1:8000
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html

@@ -1,11 +1,15 @@
 """Re-run notebooks top to bottom in a fresh kernel and store their outputs (`make execute`).
 
-Usage: python tools/execute_notebooks.py [NOTEBOOK ...]   (default: every book/*.ipynb)
+Usage: python tools/execute_notebooks.py [--refresh-volatile] [NOTEBOOK ...]
+       (default: every book/*.ipynb)
 
 This is the one way authors refresh stored outputs. It records no timings and
 keeps no machine-specific metadata, so running it twice leaves `git diff` empty.
-Each notebook runs with the book/ folder as its working directory, as in the
-book build and under nbval.
+Cells that start with `# NBVAL_IGNORE_OUTPUT` print measurements that change on
+every run (timings); they run, but keep their stored outputs unless
+`--refresh-volatile` is given (`make execute REFRESH_VOLATILE=1`). Each notebook
+runs with the book/ folder as its working directory, as in the book build and
+under nbval.
 """
 
 from __future__ import annotations
@@ -30,9 +34,17 @@ LANGUAGE_INFO = {
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
-def execute(path: Path) -> float:
+VOLATILE_MARKER = "# NBVAL_IGNORE_OUTPUT"
+
+
+def execute(path: Path, refresh_volatile: bool = False) -> float:
     """Execute one notebook in place; return the seconds it took."""
     nb = nbformat.read(path, as_version=4)
+    kept = {
+        cell.id: cell.outputs
+        for cell in nb.cells
+        if cell.cell_type == "code" and cell.source.startswith(VOLATILE_MARKER) and cell.outputs
+    }
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -47,6 +59,8 @@ def execute(path: Path) -> float:
     nb.metadata["language_info"] = LANGUAGE_INFO  # without the Python version: no churn
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if not refresh_volatile and cell.get("id") in kept:
+            cell.outputs = kept[cell.id]  # a fresh timing would only churn the diff
     nbformat.write(nb, path)
     return elapsed
 
