@@ -32,9 +32,9 @@ def test_every_bibliography_entry_is_cited_somewhere():
 
 
 def test_every_faq_answer_links_into_a_chapter():
-    sections = re.split(
-        r"^## ", (BOOK / "faq.md").read_text(encoding="utf-8"), flags=re.MULTILINE
-    )[1:]
+    sections = re.split(r"^## ", (BOOK / "faq.md").read_text(encoding="utf-8"), flags=re.MULTILINE)[
+        1:
+    ]
     assert len(sections) >= 8
     for section in sections:
         question = section.splitlines()[0]
