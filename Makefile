@@ -35,7 +35,8 @@ book: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## build the HTML book into _build/h
 	$(BIN)/jupyter-book build . --builder html -nW --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-test: $(STAMP)  ## run every test: lessons, notebook guards, lint, and nbval over every chapter
+# The browser tests drive the built book, so the tests build it first.
+test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, and the browser
 	$(BIN)/ruff check lessons tests tools book
 	$(BIN)/ruff format --check lessons tests tools book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \

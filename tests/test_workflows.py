@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-WORKFLOWS = sorted((Path(__file__).resolve().parent.parent / ".github" / "workflows").glob("*.yml"))
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
 
 @pytest.fixture(params=WORKFLOWS, ids=lambda p: p.name)
@@ -47,3 +51,30 @@ def test_only_the_deploy_job_may_write_pages():
     assert spec["jobs"]["build"]["permissions"] == {"contents": "read"}
     triggers = spec.get("on", spec.get(True))  # YAML 1.1 reads a bare `on` as True
     assert triggers["push"]["branches"] == ["main"]
+
+
+def _run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_workflows_validate_against_githubs_schema_offline():
+    if shutil.which("check-jsonschema") is None:
+        pytest.skip("check-jsonschema is not installed (it is pinned in requirements.txt)")
+    result = _run(
+        "check-jsonschema", "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_finds_nothing_of_medium_severity_or_above():
+    if shutil.which("zizmor") is None:
+        pytest.skip("zizmor is not installed (it is pinned in requirements.txt)")
+    result = _run("zizmor", "--offline", "--min-severity", "medium", ".github/workflows")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_action_is_pinned_to_a_full_commit_sha():
+    for path in WORKFLOWS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "uses:" in line:
+                assert re.search(r"@[0-9a-f]{40} # v\d", line), f"{path.name}: {line.strip()}"
