@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 MATHJAX := .mathjax/_static/mathjax
 PYTEST_ARGS ?=
 
-.PHONY: help book test execute lint serve clean
+.PHONY: help book test colab-check execute lint serve clean
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -41,6 +41,9 @@ test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, a
 	$(BIN)/ruff format --check lessons tests tools book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
+
+colab-check: $(STAMP)  ## slow: run every notebook in a fresh venv holding only Colab's packages
+	COLAB_LIKE=1 $(BIN)/python -m pytest tests/test_colab_like.py -n 2 --dist load
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
 	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,23 +54,28 @@ def test_only_the_deploy_job_may_write_pages():
     assert triggers["push"]["branches"] == ["main"]
 
 
+def _tool(name: str) -> str | None:
+    """A command installed beside this Python (the venv's bin), or on PATH."""
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+
+
 def _run(*command: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def test_workflows_validate_against_githubs_schema_offline():
-    if shutil.which("check-jsonschema") is None:
+    tool = _tool("check-jsonschema")
+    if tool is None:
         pytest.skip("check-jsonschema is not installed (it is pinned in requirements.txt)")
-    result = _run(
-        "check-jsonschema", "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)
-    )
+    result = _run(tool, "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS))
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_zizmor_finds_nothing_of_medium_severity_or_above():
-    if shutil.which("zizmor") is None:
+    tool = _tool("zizmor")
+    if tool is None:
         pytest.skip("zizmor is not installed (it is pinned in requirements.txt)")
-    result = _run("zizmor", "--offline", "--min-severity", "medium", ".github/workflows")
+    result = _run(tool, "--offline", "--min-severity", "medium", ".github/workflows")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

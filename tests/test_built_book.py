@@ -1,0 +1,204 @@
+"""The book as readers get it: offline, and working in a real browser.
+
+These tests read `_build/html`, which `make test` builds first. The browser tests
+drive Debian's chromium through selenium with every non-local host unreachable;
+they are skipped, with the reason printed, where chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+
+if not (HTML / "index.html").exists():
+    pytest.skip("the book is not built: run `make book` (make test does)", allow_module_level=True)
+
+PAGES = sorted(
+    p for p in HTML.rglob("*.html") if "_static" not in p.parts and p.name != "genindex.html"
+)
+BOOK_PAGES = [p for p in PAGES if p.parent.name == "book"]
+
+
+class _Resources(HTMLParser):
+    """Collect every URL a page loads by itself (not the links a reader may follow)."""
+
+    LOADED = {
+        "script": "src",
+        "img": "src",
+        "source": "src",
+        "iframe": "src",
+        "video": "src",
+        "audio": "src",
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag in self.LOADED and attributes.get(self.LOADED[tag]):
+            self.urls.append(attributes[self.LOADED[tag]])
+        if tag == "link" and attributes.get("href"):
+            rel = (attributes.get("rel") or "").lower()
+            if any(
+                word in rel
+                for word in ("stylesheet", "icon", "preload", "modulepreload", "manifest")
+            ):
+                self.urls.append(attributes["href"])
+
+
+def test_the_built_book_has_a_page_per_chapter_and_lands_on_the_intro():
+    assert {p.stem for p in BOOK_PAGES} >= set(CHAPTERS)
+    assert "book/intro.html" in (HTML / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(HTML)))
+def test_no_page_loads_anything_from_another_host(page):
+    parser = _Resources()
+    parser.feed(page.read_text(encoding="utf-8"))
+    external = [u for u in parser.urls if re.match(r"^(https?:)?//", u)]
+    assert external == [], f"{page.relative_to(HTML)} loads {external}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_each_chapters_colab_button_opens_that_chapters_notebook_on_main(chapter):
+    html = (HTML / "book" / f"{chapter}.html").read_text(encoding="utf-8")
+    repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
+    expected = f"https://colab.research.google.com/github/{repo}/blob/{CONFIG['repository']['branch']}/book/{chapter}.ipynb"
+    assert expected in html
+    assert (ROOT / "book" / f"{chapter}.ipynb").exists()
+
+
+# --- in a real browser -------------------------------------------------------------
+
+
+def _driver():
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
+    chromedriver = shutil.which("chromedriver")
+    if not chromium or not chromedriver:
+        pytest.skip("no chromium/chromedriver installed (apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--window-size=1280,1000",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(chromedriver), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = _driver()
+    yield driver
+    driver.quit()
+
+
+def _open(browser, page: Path) -> None:
+    browser.get(page.as_uri())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        ready = browser.execute_script(
+            "return document.readyState === 'complete' && "
+            "(!window.MathJax || !MathJax.startup || MathJax.startup.promise === undefined || "
+            "document.querySelectorAll('mjx-container').length > 0 || "
+            "document.querySelectorAll('.math').length === 0)"
+        )
+        if ready:
+            return
+        time.sleep(0.1)
+
+
+def test_every_page_loads_offline_without_a_console_error_with_math_typeset_and_images_described(
+    browser,
+):
+    problems = []
+    for page in PAGES:
+        name = str(page.relative_to(HTML))
+        _open(browser, page)
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        if errors:
+            problems.append(f"{name}: console {errors[:2]}")
+        has_math = browser.execute_script("return document.querySelectorAll('.math').length > 0")
+        if has_math:
+            typeset = browser.execute_script(
+                "return document.querySelectorAll('mjx-container').length"
+            )
+            if not typeset:
+                problems.append(f"{name}: math not typeset")
+        text = browser.execute_script(
+            "return document.querySelector('main') ? document.querySelector('main').innerText : ''"
+        )
+        if "$$" in text or "\\(" in text:
+            problems.append(f"{name}: raw TeX in the page")
+        images = browser.execute_script(
+            "return Array.from(document.querySelectorAll('main img')).map("
+            "i => [i.currentSrc || i.src, i.complete && i.naturalWidth > 0, i.getAttribute('alt') || ''])"
+        )
+        for src, loaded, alt in images:
+            if not loaded:
+                problems.append(f"{name}: image did not load: {src}")
+            if not alt.strip() or alt.endswith(".png") or alt == src:
+                problems.append(f"{name}: image without alt text: {src}")
+    assert problems == []
+
+
+def test_hidden_solutions_are_closed_until_clicked(browser):
+    from selenium.webdriver.common.by import By
+
+    checked = 0
+    for page in BOOK_PAGES:
+        if page.stem not in CHAPTERS:
+            continue
+        _open(browser, page)
+        hidden = browser.find_elements(By.CSS_SELECTOR, "details.hide")
+        for details in hidden[:1]:
+            assert details.get_attribute("open") is None, (
+                f"{page.name}: a solution is open before clicking"
+            )
+            browser.execute_script("arguments[0].scrollIntoView()", details)
+            details.find_element(By.TAG_NAME, "summary").click()
+            assert details.get_attribute("open") is not None, (
+                f"{page.name}: a solution does not open"
+            )
+            checked += 1
+    assert checked >= len(CHAPTERS)
+
+
+def test_search_finds_softmax_offline(browser):
+    browser.get((HTML / "search.html").as_uri() + "?q=softmax")
+    deadline = time.monotonic() + 10
+    found = 0
+    while time.monotonic() < deadline and not found:
+        found = browser.execute_script(
+            "return document.querySelectorAll('#search-results li').length"
+        )
+        time.sleep(0.2)
+    assert found > 0

@@ -1,0 +1,86 @@
+"""Every notebook runs where only Colab's packages are installed (slow: `make colab-check`).
+
+A fresh virtual environment gets only what Colab has (numpy, torch, matplotlib,
+seaborn, ipykernel: no myst_nb, no jupyter-book, none of the test tools) at the
+versions pinned in requirements.txt, then `pip install .` of this checkout, which is
+what each chapter's first cell does from the repository URL. Every notebook must
+then run top to bottom in a kernel of that environment. Skipped unless
+COLAB_LIKE=1; `.ci/run` always runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel")
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("COLAB_LIKE") != "1", reason="slow: run with `make colab-check` (COLAB_LIKE=1)"
+)
+
+
+def _pins() -> list[str]:
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    pins = [line for line in lines if line.split("==")[0].lower() in COLAB_PACKAGES]
+    assert len(pins) == len(COLAB_PACKAGES), pins
+    return pins
+
+
+@pytest.fixture(scope="session")
+def colab_kernel(tmp_path_factory) -> tuple[str, dict]:
+    """A kernel named 'colab' in a fresh venv holding Colab's packages and `lessons`."""
+    venv = tmp_path_factory.mktemp("colab") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, *_pins()], check=True)
+    source = tmp_path_factory.mktemp("source")  # a copy, so the build leaves no trace here
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "lessons", source / "lessons", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    subprocess.run([*pip, str(source)], check=True)  # a plain install, as on Colab
+    check = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print(u.find_spec('myst_nb') is None)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert check.stdout.strip() == "True", "myst_nb must not be installed in the Colab-like venv"
+    share = venv / "share" / "jupyter"
+    subprocess.run(
+        [str(python), "-m", "ipykernel", "install", "--prefix", str(venv), "--name", "colab"],
+        check=True,
+        capture_output=True,
+    )
+    env = {**os.environ, "JUPYTER_PATH": str(share)}
+    env.pop("MPLBACKEND", None)
+    return "colab", env
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs_with_only_colabs_packages(path, colab_kernel, monkeypatch, tmp_path):
+    kernel, env = colab_kernel
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, kernel_name=kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError on the first failing cell
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
+    assert errors == [], json.dumps(errors)[:500]
