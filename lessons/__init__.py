@@ -12,6 +12,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``block``: ``TransformerBlock`` (chapter 9)
 - ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
 - ``tasks``: synthetic tasks with known answers; ``training``: a tiny model and its training loop (chapter 11)
+- ``explorer``: ``explorer``, an interactive attention widget in plain HTML and JavaScript (chapters 4-7, Explorer page)
 - ``plots``: the book's style and ``heatmap``
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises
@@ -37,6 +38,7 @@ from .checks import (
     check_softmax_function,
     check_split_heads,
 )
+from .explorer import Explorer, explorer, explorer_from_embeddings
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .plots import heatmap
@@ -52,6 +54,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AttentionModel",
+    "Explorer",
     "MultiHeadAttention",
     "TransformerBlock",
     "Verdict",
@@ -77,6 +80,8 @@ __all__ = [
     "check_split_heads",
     "cls_token",
     "combine_masks",
+    "explorer",
+    "explorer_from_embeddings",
     "glue",
     "hand_built_position_model",
     "heatmap",

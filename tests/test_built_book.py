@@ -7,6 +7,7 @@ they are skipped, with the reason printed, where chromium is not installed.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -95,7 +96,10 @@ def _driver():
     )
     chromedriver = shutil.which("chromedriver")
     if not chromium or not chromedriver:
-        pytest.skip("no chromium/chromedriver installed (apt-get install chromium chromium-driver)")
+        reason = "no chromium/chromedriver installed (apt-get install chromium chromium-driver)"
+        if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in (
