@@ -206,3 +206,27 @@ def test_search_finds_softmax_offline(browser):
         )
         time.sleep(0.2)
     assert found > 0
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def test_no_page_has_a_serious_or_critical_accessibility_violation(browser):
+    if not AXE.exists():
+        reason = "axe-core is not installed (npm ci installs it; make book runs npm ci)"
+        if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    axe = AXE.read_text(encoding="utf-8")
+    problems = []
+    for page in PAGES:
+        _open(browser, page)
+        browser.execute_script(axe)
+        violations = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(r => done("
+            "r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')"
+            ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.map(n => n.target.join(' ')).join(', '))))"
+        )
+        problems += [f"{page.relative_to(HTML)}: {v}" for v in violations]
+    assert problems == []
