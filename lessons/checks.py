@@ -104,6 +104,19 @@ def _as_float_array(answer: Any) -> np.ndarray | None:
     return array
 
 
+def _named_mistake(got: np.ndarray, mistakes: list[tuple[Any, str]]) -> Verdict | None:
+    """The explanation of the first common mistake the answer matches, or None.
+
+    ``mistakes`` pairs what a wrong method computes (None where it cannot apply to
+    these inputs) with the explanation the reader sees. Every check that
+    diagnoses numeric answers lists its mistakes this way.
+    """
+    for candidate, message in mistakes:
+        if candidate is not None and _close(got, candidate):
+            return _wrong(message)
+    return None
+
+
 def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
     """Check a dot product ``a · b`` worked out by the reader (chapter 2)."""
     if _is_missing(answer):
@@ -145,13 +158,22 @@ def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
         return _wrong(f"The answer should be a 2-D array; got {type(answer).__name__}.")
     if _close(got, expected):
         return _right(f"Entry (i, j) is q_i · k_j, and the table has shape {expected.shape}.")
-    if _close(got, expected.T):
-        return _wrong(
-            f"This is K @ Q.T, the transpose: rows must be queries and columns keys, "
-            f"so the shape is [n_q, n_k] = {list(expected.shape)}."
-        )
-    if Q.shape == K.shape and _close(got, Q * K):
-        return _wrong("Q * K multiplies entries one by one; a table of dot products needs Q @ K.T.")
+    mistake = _named_mistake(
+        got,
+        [
+            (
+                expected.T,
+                f"This is K @ Q.T, the transpose: rows must be queries and columns keys, "
+                f"so the shape is [n_q, n_k] = {list(expected.shape)}.",
+            ),
+            (
+                Q * K if Q.shape == K.shape else None,
+                "Q * K multiplies entries one by one; a table of dot products needs Q @ K.T.",
+            ),
+        ],
+    )
+    if mistake is not None:
+        return mistake
     if got.shape != expected.shape:
         return _wrong(
             f"The table should have one row per query and one column per key, shape "
@@ -290,13 +312,22 @@ def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
         return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
     if _close(got, expected):
         return _right(f"X @ W maps each of the {X.shape[0]} rows to {W.shape[1]} numbers.")
-    if _close(got, expected.T):
-        return _wrong(
-            f"This is the transpose: with row vectors the result has one row per token, "
-            f"shape {list(expected.shape)}."
-        )
-    if W.shape[0] == W.shape[1] and _close(got, X @ W.T):
-        return _wrong("You used W.T: with W stored as [d_model, d_out], the projection is X @ W.")
+    mistake = _named_mistake(
+        got,
+        [
+            (
+                expected.T,
+                f"This is the transpose: with row vectors the result has one row per token, "
+                f"shape {list(expected.shape)}.",
+            ),
+            (
+                X @ W.T if W.shape[0] == W.shape[1] else None,
+                "You used W.T: with W stored as [d_model, d_out], the projection is X @ W.",
+            ),
+        ],
+    )
+    if mistake is not None:
+        return mistake
     if got.shape != expected.shape:
         return _wrong(
             f"[n, d_model] @ [d_model, d_out] gives shape {list(expected.shape)}; "
@@ -319,20 +350,24 @@ def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Ve
         return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
     if _close(got, expected):
         return _right("softmax(Q K^T / sqrt(d_k)) V: each row a weighted average of value rows.")
-    if _close(got, weights):
-        return _wrong("Those are the weights A; the output is A @ V.")
-    mistakes = [
-        (softmax(scores) @ V, "You forgot to divide the scores by sqrt(d_k) before the softmax."),
-        (softmax(scores / d_k) @ V, "You divided by d_k; the scale is sqrt(d_k)."),
-        (
-            softmax(scores / np.sqrt(d_k), axis=0) @ V if K.shape[0] == Q.shape[0] else None,
-            "The softmax went down the columns; each query's row must sum to 1 (axis=-1).",
-        ),
-        ((scores / np.sqrt(d_k)) @ V, "You skipped the softmax: scores are not weights."),
-    ]
-    for candidate, message in mistakes:
-        if candidate is not None and _close(got, candidate):
-            return _wrong(message)
+    mistake = _named_mistake(
+        got,
+        [
+            (weights, "Those are the weights A; the output is A @ V."),
+            (
+                softmax(scores) @ V,
+                "You forgot to divide the scores by sqrt(d_k) before the softmax.",
+            ),
+            (softmax(scores / d_k) @ V, "You divided by d_k; the scale is sqrt(d_k)."),
+            (
+                softmax(scores / np.sqrt(d_k), axis=0) @ V if K.shape[0] == Q.shape[0] else None,
+                "The softmax went down the columns; each query's row must sum to 1 (axis=-1).",
+            ),
+            ((scores / np.sqrt(d_k)) @ V, "You skipped the softmax: scores are not weights."),
+        ],
+    )
+    if mistake is not None:
+        return mistake
     if got.shape != expected.shape:
         return _wrong(
             f"The output has one row per query: shape {list(expected.shape)}; yours {list(got.shape)}."
@@ -353,19 +388,22 @@ def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
         return _wrong(f"The answer should be an array; got {type(answer).__name__}.")
     if _close(got, expected):
         return _right("Every row sums to 1 and follows the scaled scores.")
-    mistakes = [
-        (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
-        (scaled, "These are the scaled scores: apply softmax to each row."),
-        (softmax(scores), "You forgot the scaling: divide the scores by sqrt(d_k) first."),
-        (expected.T, "This is the transpose: rows are queries, columns are keys."),
-    ]
-    if scores.shape[0] == scores.shape[1]:
-        mistakes.append(
-            (softmax(scaled, axis=0), "Each column sums to 1; softmax each row instead.")
-        )
-    for candidate, message in mistakes:
-        if _close(got, candidate):
-            return _wrong(message)
+    square = scores.shape[0] == scores.shape[1]
+    mistake = _named_mistake(
+        got,
+        [
+            (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
+            (scaled, "These are the scaled scores: apply softmax to each row."),
+            (softmax(scores), "You forgot the scaling: divide the scores by sqrt(d_k) first."),
+            (expected.T, "This is the transpose: rows are queries, columns are keys."),
+            (
+                softmax(scaled, axis=0) if square else None,
+                "Each column sums to 1; softmax each row instead.",
+            ),
+        ],
+    )
+    if mistake is not None:
+        return mistake
     if got.shape == expected.shape and not np.allclose(got.sum(axis=-1), 1.0):
         return _wrong("Your rows do not sum to 1: the weights are a softmax of each row.")
     return _wrong("Compute Q @ K.T, divide by sqrt(d_k), then softmax along each row.")
