@@ -19,6 +19,7 @@ Every message names the argument at fault, so the reader knows what to change.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "broadcast",
     "check_ndim",
     "check_qkv_shapes",
+    "check_task_targets",
     "finite_number",
     "generator",
     "is_tensor",
@@ -123,3 +125,26 @@ def generator(seed: int | torch.Generator, name: str = "seed") -> torch.Generato
             f"{name} must be a non-negative integer or a torch.Generator; got {seed!r}"
         )
     return torch.Generator().manual_seed(int(seed))
+
+
+def check_task_targets(
+    target_positions: Sequence[int], target_value: int, n_tokens: int, vocab_size: int
+) -> tuple[int, ...]:
+    """The target positions of a ``position_task`` as ints, checked against its sizes."""
+    targets = tuple(target_positions)
+    if not targets:
+        raise ValueError("target_positions must name at least one position")
+    bad = [t for t in targets if not isinstance(t, Integral) or not 1 <= t <= n_tokens]
+    if bad:
+        raise ValueError(
+            f"target positions must lie between 1 and n_tokens={n_tokens} "
+            f"(position 0 is [CLS]); got {bad}"
+        )
+    if len(set(targets)) != len(targets):
+        raise ValueError(f"target positions must be distinct; got {list(targets)}")
+    if not isinstance(target_value, Integral) or not 0 <= target_value < vocab_size:
+        raise ValueError(
+            f"target_value must be an ordinary token, between 0 and vocab_size - 1 = "
+            f"{vocab_size - 1}; got {target_value!r}"
+        )
+    return tuple(int(t) for t in targets)

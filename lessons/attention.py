@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._validate import as_numpy, broadcast, check_qkv_shapes, is_tensor
 from .softmax import softmax
 
 __all__ = ["attention"]
@@ -56,9 +57,9 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
     else:
         Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
 
-    _check_shapes(Q, K, V)
+    check_qkv_shapes(Q, K, V)
     d_k = Q.shape[-1]
-    scores_shape = _broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]}) + (
+    scores_shape = broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]}) + (
         Q.shape[-2],
         K.shape[-2],
     )
@@ -90,16 +91,16 @@ def _masked_softmax(scores: Any, keep: Any, use_torch: bool) -> Any:
 
 def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
     """True when all three are torch tensors, False when none is; else an error."""
-    is_tensor = [isinstance(a, torch.Tensor) for a in (Q, K, V)]
-    if all(is_tensor):
+    tensors = [is_tensor(a) for a in (Q, K, V)]
+    if all(tensors):
         for name, a in zip("QKV", (Q, K, V), strict=True):
             if not torch.isfinite(a).all():
                 raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
         return True
-    if any(is_tensor):
+    if any(tensors):
         kinds = ", ".join(
             f"{name} is a {'torch tensor' if t else 'NumPy array'}"
-            for name, t in zip("QKV", is_tensor, strict=True)
+            for name, t in zip("QKV", tensors, strict=True)
         )
         raise ValueError(f"Q, K and V must all be NumPy arrays or all torch tensors: {kinds}")
     for name, a in zip("QKV", (Q, K, V), strict=True):
@@ -108,45 +109,16 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
     return False
 
 
-def _check_shapes(Q: Any, K: Any, V: Any) -> None:
-    for name, a, wanted in (("Q", Q, "n_q, d_k"), ("K", K, "n_k, d_k"), ("V", V, "n_k, d_v")):
-        if a.ndim < 2:
-            raise ValueError(
-                f"{name} must have at least 2 dimensions [..., {wanted}]; got shape {tuple(a.shape)}"
-            )
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"Q and K must have the same d_k (last dimension) to be compared: "
-            f"Q has shape {tuple(Q.shape)} (d_k={Q.shape[-1]}), "
-            f"K has shape {tuple(K.shape)} (d_k={K.shape[-1]})"
-        )
-    if K.shape[-2] != V.shape[-2]:
-        raise ValueError(
-            f"V needs one row per key: K has shape {tuple(K.shape)} ({K.shape[-2]} keys), "
-            f"V has shape {tuple(V.shape)} ({V.shape[-2]} rows)"
-        )
-
-
-def _broadcast(shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*(tuple(s) for s in shapes.values())))
-    except ValueError:
-        listed = ", ".join(f"{name} {list(s)}" for name, s in shapes.items())
-        raise ValueError(
-            f"the leading (batch/head) dimensions do not broadcast: {listed}"
-        ) from None
-
-
 def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
     """Validate a boolean keep-mask and return it as the same kind as the scores."""
-    dtype = mask.dtype if isinstance(mask, torch.Tensor) else np.asarray(mask).dtype
+    dtype = mask.dtype if is_tensor(mask) else np.asarray(mask).dtype
     if dtype not in (torch.bool, np.bool_):
         raise ValueError(
             f"mask must be boolean (True = may attend, False = blocked); got dtype {dtype}. "
             "An additive mask of 0 and -inf is a different convention (chapter 6): "
             "turn it into a boolean one with `mask == 0`"
         )
-    shape = tuple(mask.shape) if isinstance(mask, torch.Tensor) else np.shape(mask)
+    shape = tuple(mask.shape) if is_tensor(mask) else np.shape(mask)
     try:
         np.broadcast_shapes(shape, scores_shape)
     except ValueError:
@@ -155,7 +127,5 @@ def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
             f"shape {list(scores_shape)} ([..., n_q, n_k])"
         ) from None
     if like is None:
-        return np.asarray(mask.cpu() if isinstance(mask, torch.Tensor) else mask, dtype=bool)
-    return torch.as_tensor(
-        np.asarray(mask) if not isinstance(mask, torch.Tensor) else mask, device=like.device
-    )
+        return as_numpy(mask, dtype=bool)
+    return torch.as_tensor(mask if is_tensor(mask) else np.asarray(mask), device=like.device)

@@ -22,43 +22,9 @@ from numbers import Integral
 
 import torch
 
+from ._validate import check_task_targets, generator, positive_int
+
 __all__ = ["cls_token", "position_labels", "position_task", "reversal_task"]
-
-
-def _generator(seed: int | torch.Generator) -> torch.Generator:
-    """A torch.Generator: ``seed`` itself, or a fresh one seeded with the integer ``seed``."""
-    if isinstance(seed, torch.Generator):
-        return seed
-    if not isinstance(seed, Integral) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or a torch.Generator; got {seed!r}")
-    return torch.Generator().manual_seed(int(seed))
-
-
-def _check_positive(name: str, value: object) -> None:
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-
-
-def _check_targets(
-    target_positions: Sequence[int], target_value: int, n_tokens: int, vocab_size: int
-) -> tuple[int, ...]:
-    targets = tuple(target_positions)
-    if not targets:
-        raise ValueError("target_positions must name at least one position")
-    bad = [t for t in targets if not isinstance(t, Integral) or not 1 <= t <= n_tokens]
-    if bad:
-        raise ValueError(
-            f"target positions must lie between 1 and n_tokens={n_tokens} "
-            f"(position 0 is [CLS]); got {bad}"
-        )
-    if len(set(targets)) != len(targets):
-        raise ValueError(f"target positions must be distinct; got {list(targets)}")
-    if not isinstance(target_value, Integral) or not 0 <= target_value < vocab_size:
-        raise ValueError(
-            f"target_value must be an ordinary token, between 0 and vocab_size - 1 = "
-            f"{vocab_size - 1}; got {target_value!r}"
-        )
-    return tuple(int(t) for t in targets)
 
 
 def cls_token(vocab_size: int) -> int:
@@ -70,7 +36,7 @@ def cls_token(vocab_size: int) -> int:
     Raises:
         ValueError: if ``vocab_size`` is not a positive integer.
     """
-    _check_positive("vocab_size", vocab_size)
+    positive_int("vocab_size", vocab_size)
     return int(vocab_size)
 
 
@@ -122,19 +88,19 @@ def position_task(
             repeated, ``target_value`` is not an ordinary token, ``n_samples`` is not
             a multiple of ``len(target_positions) + 1``, or ``seed`` is invalid.
     """
-    _check_positive("n_samples", n_samples)
-    _check_positive("n_tokens", n_tokens)
-    _check_positive("vocab_size", vocab_size)
+    positive_int("n_samples", n_samples)
+    positive_int("n_tokens", n_tokens)
+    positive_int("vocab_size", vocab_size)
     if vocab_size < 2:
         raise ValueError(f"vocab_size must be at least 2, so a label can be 0; got {vocab_size}")
-    targets = _check_targets(target_positions, target_value, n_tokens, vocab_size)
+    targets = check_task_targets(target_positions, target_value, n_tokens, vocab_size)
     n_classes = len(targets) + 1
     if n_samples % n_classes:
         raise ValueError(
             f"n_samples={n_samples} must be a multiple of len(target_positions) + 1 = "
             f"{n_classes}, so that the classes are balanced"
         )
-    g = _generator(seed)
+    g = generator(seed)
     tokens = torch.randint(vocab_size, (n_samples, n_tokens + 1), generator=g)  # [N, n + 1]
     tokens[:, 0] = cls_token(vocab_size)
     labels = torch.arange(n_classes).repeat_interleave(n_samples // n_classes)  # [N]
@@ -165,9 +131,9 @@ def reversal_task(
         ValueError: naming the value, if a size is not a positive integer or
             ``seed`` is invalid.
     """
-    _check_positive("n_samples", n_samples)
-    _check_positive("n_tokens", n_tokens)
-    _check_positive("vocab_size", vocab_size)
-    g = _generator(seed)
+    positive_int("n_samples", n_samples)
+    positive_int("n_tokens", n_tokens)
+    positive_int("vocab_size", vocab_size)
+    g = generator(seed)
     inputs = torch.randint(vocab_size, (n_samples, n_tokens), generator=g)  # [N, n]
     return inputs, inputs.flip(dims=(1,))  # [N, n] each

@@ -11,12 +11,11 @@ grows like ``n`` instead of ``n^2``.
 from __future__ import annotations
 
 import math
-from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .attention import _broadcast, _check_shapes
+from ._validate import broadcast, check_qkv_shapes, positive_int
 
 __all__ = ["tiled_attention"]
 
@@ -44,13 +43,12 @@ def tiled_attention(
         ValueError: for the shape mismatches ``lessons.attention`` rejects, or a
             ``block_size`` that is not a positive integer.
     """
-    if not isinstance(block_size, Integral) or isinstance(block_size, bool) or block_size < 1:
-        raise ValueError(f"block_size must be a positive integer; got {block_size!r}")
+    positive_int("block_size", block_size)
     arrays = [np.asarray(a) for a in (Q, K, V)]
     dtype = np.float32 if all(a.dtype == np.float32 for a in arrays) else np.float64
     Q, K, V = (a.astype(dtype, copy=False) for a in arrays)
-    _check_shapes(Q, K, V)
-    batch = _broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]})
+    check_qkv_shapes(Q, K, V)
+    batch = broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]})
     n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
     scale = 1.0 / math.sqrt(Q.shape[-1])
     output = np.empty(batch + (n_q, d_v), dtype=dtype)  # [..., n_q, d_v]

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from numbers import Integral, Real
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._validate import check_task_targets, finite_number, generator, positive_int
 from .multihead import MultiHeadAttention
-from .tasks import _check_targets, _generator, cls_token
+from .tasks import cls_token
 
 __all__ = ["AttentionModel", "accuracy", "hand_built_position_model", "train"]
 
@@ -63,12 +63,10 @@ class AttentionModel(nn.Module):
             ("n_classes", n_classes),
             ("d_model", d_model),
         ):
-            if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            positive_int(name, value)
         if readout not in _READOUTS:
             raise ValueError(f"readout must be one of {_READOUTS}; got {readout!r}")
-        if not isinstance(seed, Integral) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        generator(seed)  # checks it: a non-negative integer
         self.readout_from = readout
         self.n_positions = n_positions
         with torch.random.fork_rng(devices=[]):
@@ -177,15 +175,10 @@ def train(
             positive integer, ``lr`` is not positive, or the shapes do not match.
     """
     _check_data(inputs, targets)
-    if not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
-    if not isinstance(lr, Real) or not lr > 0:
-        raise ValueError(f"lr must be a positive number; got {lr!r}")
-    if batch_size is not None and (
-        not isinstance(batch_size, Integral) or isinstance(batch_size, bool) or batch_size < 1
-    ):
-        raise ValueError(f"batch_size must be a positive integer or None; got {batch_size!r}")
-    g = _generator(seed)
+    positive_int("steps", steps)
+    finite_number("lr", lr, positive=True)
+    positive_int("batch_size", batch_size, allow_none=True)
+    g = generator(seed)
     params = [p for p in model.parameters() if p.requires_grad]
     adam = _Adam(params, lr)
     losses: list[float] = []
@@ -252,12 +245,10 @@ def hand_built_position_model(
         ValueError: as ``position_task`` for bad sizes or targets, or if
             ``sharpness`` is not positive.
     """
-    for name, value in (("n_tokens", n_tokens), ("vocab_size", vocab_size)):
-        if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    targets = _check_targets(target_positions, target_value, n_tokens, vocab_size)
-    if not isinstance(sharpness, Real) or not sharpness > 0:
-        raise ValueError(f"sharpness must be a positive number; got {sharpness!r}")
+    positive_int("n_tokens", n_tokens)
+    positive_int("vocab_size", vocab_size)
+    targets = check_task_targets(target_positions, target_value, n_tokens, vocab_size)
+    finite_number("sharpness", sharpness, positive=True)
     k, n_ids, n_positions = len(targets), vocab_size + 1, n_tokens + 1
     d_model = n_ids + n_positions
     model = AttentionModel(n_ids, n_positions, k + 1, d_model=d_model, num_heads=1)

@@ -1,0 +1,76 @@
+"""Self-checks of chapter 6 (Masking)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validate import as_numpy
+from ..masks import causal_mask, padding_mask
+from .verdict import Verdict, is_missing, right, unanswered, wrong
+
+__all__ = ["check_causal_mask", "check_padding_mask"]
+
+
+def check_causal_mask(answer: Any, n: int) -> Verdict:
+    """Check a causal keep-mask for ``n`` tokens: ``True`` on and below the diagonal (chapter 6)."""
+    if is_missing(answer):
+        return unanswered(f"a boolean [{n}, {n}] mask")
+    expected = causal_mask(n)  # [n, n]
+    got = as_numpy(answer)
+    if got.shape != (n, n):
+        return wrong(
+            f"One row per query and one column per key: shape [{n}, {n}]; yours {list(got.shape)}."
+        )
+    if got.dtype != np.bool_:
+        if np.issubdtype(got.dtype, np.number) and np.array_equal(got, expected):
+            return wrong("Right pattern, but as numbers: make it boolean (dtype=bool).")
+        if np.issubdtype(got.dtype, np.floating) and np.array_equal(np.isfinite(got), expected):
+            return wrong(
+                "That is an additive mask (0 and -inf); this exercise asks for a boolean keep-mask."
+            )
+        return wrong(f"A keep-mask is boolean; yours has dtype {got.dtype}.")
+    if np.array_equal(got, expected):
+        return right("Token t may look at tokens 0..t and never at a later one.")
+    if np.array_equal(got, ~expected):
+        return wrong(
+            "True marks the blocked keys here: that is nn.MultiheadAttention's convention. "
+            "This course (and F.scaled_dot_product_attention) uses True = may attend."
+        )
+    if np.array_equal(got, expected.T):
+        return wrong(
+            "This lets each token see the future and not the past: the transpose (np.tril, not np.triu)."
+        )
+    if np.array_equal(got, np.tril(expected, k=-1)):
+        return wrong("The diagonal is missing: a token may attend to itself.")
+    return wrong("Row t should be True in columns 0..t and False after: np.tril of ones.")
+
+
+def check_padding_mask(answer: Any, lengths: list[int], n: int) -> Verdict:
+    """Check a padding keep-mask ``[B, 1, n]``, ``True`` at real tokens (chapter 6)."""
+    if is_missing(answer):
+        return unanswered(f"a boolean [{len(lengths)}, 1, {n}] mask")
+    expected = padding_mask(lengths, n)  # [B, 1, n]
+    rows = expected[:, 0, :]  # [B, n]
+    got = as_numpy(answer)
+    if got.dtype != np.bool_:
+        return wrong(f"A keep-mask is boolean; yours has dtype {got.dtype}.")
+    if got.shape == rows.shape and np.array_equal(got, rows):
+        return wrong(
+            f"Right values, but shape [B, n] = {list(rows.shape)} would broadcast over the "
+            f"wrong axis: add the query axis, [B, 1, n] (mask[:, None, :])."
+        )
+    if got.shape != expected.shape:
+        return wrong(
+            f"The mask should have shape [B, 1, n] = {list(expected.shape)}; yours {list(got.shape)}."
+        )
+    if np.array_equal(got, expected):
+        return right(
+            "Real tokens are True, padding False, and the middle axis broadcasts over queries."
+        )
+    if np.array_equal(got, ~expected):
+        return wrong(
+            "True marks padding here (key_padding_mask's convention); this course keeps True = real token."
+        )
+    return wrong("Position j of sequence b is real when j < lengths[b].")

@@ -1,0 +1,48 @@
+"""Self-checks of chapter 8 (Positional encoding)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..positions import sinusoidal_encoding
+from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
+
+__all__ = ["check_sinusoidal_encoding"]
+
+
+def check_sinusoidal_encoding(answer: Any, n_positions: int, d_model: int) -> Verdict:
+    """Check a sinusoidal positional encoding ``[n_positions, d_model]`` (chapter 8)."""
+    if is_missing(answer):
+        return unanswered(f"a [{n_positions}, {d_model}] array")
+    expected = sinusoidal_encoding(n_positions, d_model)  # [n, d_model]
+    got = as_float_array(answer)
+    if got is None:
+        return wrong(f"The answer should be an array; got {type(answer).__name__}.")
+    if got.shape != expected.shape:
+        return wrong(
+            f"One row per position and one column per dimension: shape {list(expected.shape)}; yours {list(got.shape)}."
+        )
+    if close(got, expected):
+        return right("Even columns are sines, odd columns cosines, with geometric wavelengths.")
+    swapped = expected.copy()
+    swapped[:, 0::2], swapped[:, 1::2] = expected[:, 1::2], expected[:, 0::2]
+    if close(got, swapped):
+        return wrong("Sine and cosine are swapped: column 2i is the sine, column 2i+1 the cosine.")
+    halves = np.concatenate([expected[:, 0::2], expected[:, 1::2]], axis=1)
+    if close(got, halves):
+        return wrong(
+            "All sines first, then all cosines: a layout some code uses, but this book "
+            "interleaves them (column 2i sine, 2i+1 cosine)."
+        )
+    positions = np.arange(n_positions)[:, None]  # [n, 1]
+    i = np.arange(d_model // 2)[None, :]  # [1, d/2]
+    wrong_exponent = np.empty_like(expected)
+    wrong_exponent[:, 0::2] = np.sin(positions / 10000 ** (i / d_model))
+    wrong_exponent[:, 1::2] = np.cos(positions / 10000 ** (i / d_model))
+    if close(got, wrong_exponent):
+        return wrong(
+            "The exponent is 2i / d_model, where i indexes the pair: you used i / d_model."
+        )
+    return wrong("PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(the same).")

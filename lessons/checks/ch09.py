@@ -1,0 +1,48 @@
+"""Self-checks of chapter 9 (The transformer block)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
+
+__all__ = ["check_block_output"]
+
+
+def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
+    """Check a transformer block computed by hand from its parts (chapter 9).
+
+    ``block`` is a ``lessons.TransformerBlock``; ``x [B, n, d_model]``.
+    """
+    if is_missing(answer):
+        return unanswered("the block's output, shape [B, n, d_model]")
+    with torch.no_grad():
+        expected = block(x).numpy()  # [B, n, d_model]
+        attend = block.attention(x)[0]
+        ff, n1, n2 = block.feed_forward, block.norm1, block.norm2
+        post = n2(n1(x + attend) + ff(n1(x + attend))).numpy()
+        h = x + block.attention(n1(x))[0]
+        pre = (h + ff(n2(h))).numpy()
+        no_residual_post = n2(ff(n1(attend))).numpy()
+    got = as_float_array(answer)
+    if got is None:
+        return wrong(f"The answer should be a tensor; got {type(answer).__name__}.")
+    if close(got, expected):
+        return right(
+            "Attention and feed-forward, each with its residual and norm, in the right order."
+        )
+    other = post if block.norm_first else pre
+    if close(got, other):
+        arrangement = "post-norm" if block.norm_first else "pre-norm"
+        return wrong(
+            f"That is the {arrangement} arrangement; this block has norm_first={block.norm_first}."
+        )
+    if close(got, no_residual_post):
+        return wrong(
+            "The residual connections are missing: add each sublayer's input back to its output."
+        )
+    return wrong(
+        "Follow the block's two steps: attention with residual and norm, then feed-forward with residual and norm."
+    )

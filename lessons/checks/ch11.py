@@ -1,0 +1,69 @@
+"""Self-checks of chapter 11 (Seeing attention learn): a trained model's row and an intervention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..training import AttentionModel, accuracy
+from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
+
+__all__ = ["check_blocked_accuracy", "check_cls_row"]
+
+#: Below this plain accuracy a model has not learned the task, so blocking tells nothing.
+TRAINED_ACCURACY = 0.9
+
+
+def check_cls_row(answer: Any, model: AttentionModel, tokens: torch.Tensor) -> Verdict:
+    """Check the ``[CLS]`` row ``[1, n]`` of ``model``'s weights for one example ``tokens [1, n]`` (chapter 11)."""
+    if is_missing(answer):
+        return unanswered("the row, [1, n]")
+    with torch.no_grad():
+        weights = model(tokens)[1]  # [1, h, n, n]
+    expected = weights[0, 0, :1].double().numpy()  # [1, n]: head 0, the [CLS] query
+    got = as_float_array(answer)
+    if got is None:
+        return wrong(f"The answer should be an array; got {type(answer).__name__}.")
+    if got.shape != expected.shape:
+        return wrong(f"Shape {list(expected.shape)} expected; got {list(got.shape)}.")
+    if close(got, expected):
+        return right("It matches the model's row.")
+    if not np.isclose(got.sum(), 1.0):
+        return wrong("The row does not sum to 1: apply the softmax.")
+    return wrong("Check the transposes, biases and the sqrt(d_k).")
+
+
+def check_blocked_accuracy(
+    answer: Any,
+    model: AttentionModel,
+    tokens: torch.Tensor,
+    labels: torch.Tensor,
+    position: int,
+) -> Verdict:
+    """Check a held-out accuracy with key ``position`` blocked for every query (chapter 11).
+
+    ``tokens [N, n]``, ``labels [N]``. The model must have learned the task first
+    (plain accuracy at least ``TRAINED_ACCURACY``): blocking a key of an untrained
+    model measures nothing.
+    """
+    if is_missing(answer):
+        return unanswered("an accuracy")
+    got = as_float_array(answer)
+    if got is None or got.size != 1:
+        return wrong(f"The answer should be one number, an accuracy; got {answer!r}.")
+    value = float(got.reshape(()))
+    plain = accuracy(model, tokens, labels)
+    if plain < TRAINED_ACCURACY:
+        return wrong(
+            f"The model gets only {plain:.4f} right without any blocking: train it first, "
+            "then block the key."
+        )
+    keep = torch.arange(tokens.shape[1]) != position  # [n_k]
+    expected = accuracy(model, tokens, labels, mask=keep)
+    if abs(value - expected) < 1e-9:
+        return right(f"Blocked: {expected:.4f}.")
+    if abs(value - plain) < 1e-9:
+        return wrong("That is the unblocked accuracy.")
+    return wrong(f"Block key {position} with a keep-mask, then measure.")
