@@ -9,10 +9,11 @@ the same as a boolean ``attn_mask`` in ``torch.nn.functional.scaled_dot_product_
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Integral
 from typing import Any
 
 import numpy as np
+
+from ._validate import as_numpy, positive_int
 
 __all__ = ["additive_mask", "causal_mask", "combine_masks", "padding_mask"]
 
@@ -26,8 +27,7 @@ def causal_mask(n: int) -> np.ndarray:
     Raises:
         ValueError: if ``n`` is not a positive integer.
     """
-    if not isinstance(n, Integral) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"causal_mask needs a positive integer length n; got {n!r}")
+    positive_int("n", n)
     return np.tril(np.ones((n, n), dtype=bool))
 
 
@@ -43,8 +43,7 @@ def padding_mask(lengths: Sequence[int], n: int) -> np.ndarray:
     Raises:
         ValueError: if ``lengths`` is not a flat list of integers between 0 and ``n``.
     """
-    if not isinstance(n, Integral) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"padding_mask needs a positive integer length n; got {n!r}")
+    positive_int("n", n)
     lengths_array = np.asarray(lengths)
     if lengths_array.ndim != 1 or not np.issubdtype(lengths_array.dtype, np.integer):
         raise ValueError(
@@ -70,7 +69,7 @@ def combine_masks(*masks: Any) -> np.ndarray:
     """
     if not masks:
         raise ValueError("combine_masks needs at least one mask")
-    arrays = [np.asarray(m.cpu() if hasattr(m, "cpu") else m) for m in masks]
+    arrays = [as_numpy(m) for m in masks]
     for i, array in enumerate(arrays):
         if array.dtype != np.bool_:
             raise ValueError(
@@ -95,7 +94,7 @@ def additive_mask(keep: Any, fill: float = -np.inf) -> np.ndarray:
     Raises:
         ValueError: if ``keep`` is not boolean or ``fill`` is not negative.
     """
-    array = np.asarray(keep.cpu() if hasattr(keep, "cpu") else keep)
+    array = as_numpy(keep)
     if array.dtype != np.bool_:
         raise ValueError(
             f"keep must be a boolean mask (True = may attend); got dtype {array.dtype}"

@@ -11,30 +11,40 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._validate import is_tensor, positive_int
 from .attention import attention
 
 __all__ = ["MultiHeadAttention", "merge_heads", "split_heads"]
 
 
-def split_heads(X: torch.Tensor, num_heads: int) -> torch.Tensor:
+def split_heads(X: Any, num_heads: int) -> Any:
     """Split ``X [B, n, d_model]`` into heads: ``[B, h, n, d_k]`` with ``d_k = d_model / h`` (chapter 7).
 
     Head ``i`` gets columns ``i * d_k`` to ``(i + 1) * d_k - 1`` of every token.
     The reshape is ``view(B, n, h, d_k)`` followed by ``transpose(1, 2)``; a plain
     ``view(B, h, n, d_k)`` would mix tokens into heads (chapter 7 shows it).
 
+    A torch tensor gives a view of it; a NumPy array (or nested list) gives a NumPy
+    array, split the same way (the explorer uses it on NumPy heads).
+
     Raises:
         ValueError: if ``X`` is not 3-D or ``num_heads`` does not divide ``d_model``.
     """
-    if X.dim() != 3:
+    if not is_tensor(X):
+        X = np.asarray(X)
+    if X.ndim != 3:
         raise ValueError(f"split_heads expects [B, n, d_model]; got shape {tuple(X.shape)}")
     B, n, d_model = X.shape
     _check_heads(d_model, num_heads)
-    return X.view(B, n, num_heads, d_model // num_heads).transpose(1, 2)  # [B, h, n, d_k]
+    d_k = d_model // num_heads
+    if not is_tensor(X):
+        return X.reshape(B, n, num_heads, d_k).transpose(0, 2, 1, 3)  # [B, h, n, d_k]
+    return X.view(B, n, num_heads, d_k).transpose(1, 2)  # [B, h, n, d_k]
 
 
 def merge_heads(X: torch.Tensor) -> torch.Tensor:
@@ -52,7 +62,8 @@ def merge_heads(X: torch.Tensor) -> torch.Tensor:
 
 
 def _check_heads(d_model: int, num_heads: int) -> None:
-    if num_heads < 1 or d_model % num_heads:
+    positive_int("num_heads", num_heads)
+    if d_model % num_heads:
         raise ValueError(
             f"num_heads must divide d_model so every head gets d_k = d_model / num_heads "
             f"columns; got d_model={d_model}, num_heads={num_heads}"

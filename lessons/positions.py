@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._validate import is_tensor, positive_int
+
 __all__ = ["alibi_bias", "alibi_slopes", "offset_matrix", "rope", "sinusoidal_encoding"]
 
 
@@ -29,7 +31,7 @@ def _frequencies(d: int, base: float) -> np.ndarray:
 
 
 def _check_even(name: str, d: Any) -> None:
-    if not isinstance(d, Integral) or d < 2 or d % 2:
+    if not isinstance(d, Integral) or isinstance(d, bool) or d < 2 or d % 2:
         raise ValueError(
             f"{name} must be a positive even integer (dimensions come in sine/cosine "
             f"pairs); got {d!r}"
@@ -48,8 +50,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -
         ValueError: if ``n_positions`` is not a positive integer or ``d_model`` is
             not a positive even integer.
     """
-    if not isinstance(n_positions, Integral) or n_positions < 1:
-        raise ValueError(f"n_positions must be a positive integer; got {n_positions!r}")
+    positive_int("n_positions", n_positions)
     _check_even("d_model", d_model)
     angles = np.arange(n_positions)[:, None] * _frequencies(d_model, base)[None, :]  # [n, d/2]
     pe = np.empty((n_positions, d_model))  # [n, d_model]
@@ -91,7 +92,7 @@ def rope(X: Any, positions: Any = None, base: float = 10000.0) -> Any:
     """
     d, n = X.shape[-1], X.shape[-2]
     _check_even("the last dimension of X", d)
-    is_torch = isinstance(X, torch.Tensor)
+    is_torch = is_tensor(X)
     pos = np.arange(n) if positions is None else np.asarray(positions, dtype=float)
     if pos.shape != (n,):
         raise ValueError(f"positions must have one entry per row ({n}); got shape {pos.shape}")
@@ -112,8 +113,7 @@ def alibi_slopes(num_heads: int) -> np.ndarray:
 
     A geometric sequence: the first head penalises distance most, the last least.
     """
-    if not isinstance(num_heads, Integral) or num_heads < 1:
-        raise ValueError(f"num_heads must be a positive integer; got {num_heads!r}")
+    positive_int("num_heads", num_heads)
     return 2.0 ** (-8.0 * np.arange(1, num_heads + 1) / num_heads)
 
 
@@ -125,8 +125,7 @@ def alibi_bias(n: int, num_heads: int, causal: bool = True) -> np.ndarray:
     setting) later keys get ``-inf``; with ``causal=False`` the penalty is
     ``-slope * |i - j|`` in both directions.
     """
-    if not isinstance(n, Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
+    positive_int("n", n)
     distance = np.arange(n)[:, None] - np.arange(n)[None, :]  # [n, n], i - j
     bias = (
         0.0 - alibi_slopes(num_heads)[:, None, None] * np.abs(distance)[None]

@@ -3,8 +3,9 @@
 Taught in chapter 3 (Queries, keys and values). Row vectors throughout: a
 projection is ``X @ W`` with ``X [..., n, d_model]`` and ``W [d_model, d_k]``.
 (PyTorch's ``nn.Linear`` stores its weight as ``[d_k, d_model]`` and computes
-``X @ weight.T``; chapter 3 shows both.) Chapters 7 and 9 reuse ``split_qkv``
-for the fused projection that multi-head attention uses.
+``X @ weight.T``; chapter 3 shows both.) ``split_qkv`` splits one fused
+projection in three, in the layout that ``lessons.MultiHeadAttention`` (chapter 7)
+and ``nn.MultiheadAttention`` pack their weights.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def qkv(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[Any, Any, Any]:
 
 
 def split_qkv(QKV: Any) -> tuple[Any, Any, Any]:
-    """Split the output of one fused projection into ``Q, K, V`` (chapters 3, 7, 9).
+    """Split the output of one fused projection into ``Q, K, V`` (chapter 3).
 
     A fused projection ``X @ W_QKV`` with ``W_QKV = [W_Q | W_K | W_V]`` of shape
     ``[d_model, 3 d_k]`` computes all three at once. ``QKV [..., n, 3 d_k]``

@@ -91,9 +91,17 @@ def test_the_naive_view_mixes_tokens_into_heads():
     assert not torch.equal(wrong, split_heads(X, 2))
 
 
-@pytest.mark.parametrize(("d_model", "h"), [(10, 3), (8, 0)])
-def test_heads_that_do_not_divide_d_model_are_a_value_error(d_model, h):
-    with pytest.raises(ValueError, match=f"d_model={d_model}, num_heads={h}"):
+@pytest.mark.parametrize(
+    ("d_model", "h", "message"),
+    [
+        (10, 3, "d_model=10, num_heads=3"),
+        (8, 0, "num_heads must be a positive integer; got 0"),
+        (8, True, "num_heads must be a positive integer; got True"),
+        (8, 2.0, "num_heads must be a positive integer; got 2.0"),
+    ],
+)
+def test_heads_that_do_not_divide_d_model_are_a_value_error(d_model, h, message):
+    with pytest.raises(ValueError, match=message):
         MultiHeadAttention(d_model, h)
 
 

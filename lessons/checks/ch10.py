@@ -32,7 +32,9 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
             (B * h * n * bytes_per_number, "A has n × n entries per head, not n."),
         ],
     )
-    return mistake or wrong("Multiply B, h, n × n and the bytes per number.")
+    return (
+        mistake if mistake is not None else wrong("Multiply B, h, n × n and the bytes per number.")
+    )
 
 
 def check_online_update(update: Callable[..., Any]) -> Verdict:

@@ -14,7 +14,9 @@ A chapter's check (``lessons/checks/chNN.py``) is a few lines built from these:
         if close(got, expected):
             return right("2x it is.")  # ✔ Correct. 2x it is.
         mistake = named_mistake(got, [(np.asarray(x**2), "That is x squared.")])
-        return mistake or wrong("Multiply x by 2.")  # ✘ Not yet. ...
+        if mistake is not None:  # a Verdict is falsy when wrong: compare with None
+            return mistake
+        return wrong("Multiply x by 2.")  # ✘ Not yet. ...
 
 The three marks (✔ ✘ ✏) are written here only, so every chapter's messages look
 alike; they are glyphs every text font has.
@@ -116,9 +118,9 @@ def as_float_array(answer: Any) -> np.ndarray | None:
 def as_whole_number(answer: Any) -> int | None:
     """The answer as an ``int`` when it is a whole number (``24``, ``24.0``, a 0-d array), else None.
 
-    ``24.9`` is not 24, and ``True`` is not 1: counting answers compare exactly.
+    ``24.9`` is not 24, ``True`` is not 1 and ``"24"`` is text: counting answers compare exactly.
     """
-    if isinstance(answer, (bool, np.bool_)):
+    if isinstance(answer, (bool, np.bool_, str, bytes)):
         return None
     if isinstance(answer, Integral):
         return int(answer)

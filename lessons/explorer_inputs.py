@@ -1,0 +1,128 @@
+"""The explorer's inputs: tokens, heads and embeddings checked and arranged (chapters 4 to 7).
+
+``lessons.explorer`` accepts what a reader has at hand (lists, NumPy arrays, torch
+tensors; one head or several, stacked or side by side in the columns); these
+functions turn it into float64 NumPy arrays rounded for the page, or raise a
+``ValueError`` naming the input and its shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._validate import as_numpy, positive_int
+from .explorer_page import number
+from .multihead import split_heads
+
+__all__ = ["embeddings", "float_array", "heads_from", "rounded", "tokens_from"]
+
+
+def heads_from(
+    Q: Any, K: Any, V: Any, heads: Any, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``Q, K [h, n, d_k]`` and ``V [h, n, d_v]`` from one head, stacked heads, or columns to split.
+
+    Returns the three arrays and whether they were split from wider columns.
+    """
+    arrays = {name: float_array(name, a, (2, 3)) for name, a in (("Q", Q), ("K", K), ("V", V))}
+    shapes = ", ".join(f"{name} {tuple(a.shape)}" for name, a in arrays.items())
+    if len({a.ndim for a in arrays.values()}) != 1:
+        raise ValueError(f"Q, K and V must all be 2-D or all 3-D; got {shapes}")
+    Q, K, V = arrays["Q"], arrays["K"], arrays["V"]
+    heads = positive_int("heads", heads, allow_none=True)
+    split = False
+    if heads is not None and Q.ndim == 2:
+        for name, a in arrays.items():
+            if a.shape[-1] % heads:
+                raise ValueError(
+                    f"heads={heads} must divide the width of {name} to split it into heads; "
+                    f"got {shapes}"
+                )
+        Q, K, V = (split_heads(a[None], heads)[0] for a in (Q, K, V))  # [h, n, d]
+        split = heads > 1
+    elif heads is not None and Q.shape[0] != heads:
+        raise ValueError(f"heads={heads} but the inputs hold {Q.shape[0]} heads: {shapes}")
+    if Q.ndim == 2:
+        Q, K, V = Q[None], K[None], V[None]  # [1, n, d]
+    if not Q.shape[0] == K.shape[0] == V.shape[0]:
+        raise ValueError(f"Q, K and V must hold the same number of heads; got {shapes}")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"Q and K must have the same d_k (last dimension) to be compared; got {shapes}"
+        )
+    for name, a in (("Q", Q), ("K", K), ("V", V)):
+        if a.shape[1] != n:
+            raise ValueError(
+                f"one row per token: there are {n} tokens, but {name} has {a.shape[1]} rows "
+                f"({shapes})"
+            )
+    return rounded(Q), rounded(K), rounded(V), split
+
+
+def embeddings(X: Any, features: Any, n: int) -> tuple[np.ndarray | None, tuple[str, ...] | None]:
+    """``X [n, d_model]`` rounded, and the names of its columns; both optional."""
+    if X is None:
+        if features is not None:
+            raise ValueError("features name the columns of X; give X too")
+        return None, None
+    X_array = float_array("X", X, (2,))
+    if X_array.shape[0] != n:
+        raise ValueError(
+            f"one row of X per token: there are {n} tokens, but X has shape {tuple(X_array.shape)}"
+        )
+    if features is None:
+        return rounded(X_array), None
+    names = tuple(str(f) for f in features)
+    if len(names) != X_array.shape[1]:
+        raise ValueError(
+            f"features must name each of X's {X_array.shape[1]} columns; "
+            f"got {len(names)} names for X of shape {tuple(X_array.shape)}"
+        )
+    return rounded(X_array), names
+
+
+def tokens_from(tokens: Any) -> tuple[str, ...]:
+    """The tokens as strings: a list (ints allowed) or one string split on spaces."""
+    if isinstance(tokens, str):
+        tokens = tokens.split()
+    try:
+        items = list(tokens)
+    except TypeError:
+        raise ValueError(
+            f"tokens must be a list of strings, one per row; got {type(tokens).__name__}"
+        ) from None
+    if not items:
+        raise ValueError("tokens must hold at least one token")
+    for i, item in enumerate(items):
+        if not isinstance(item, str | int) or isinstance(item, bool):
+            raise ValueError(
+                f"tokens must be a flat list of strings (one per row of Q, K, V); "
+                f"item {i} is {item!r}, a {type(item).__name__}"
+            )
+    return tuple(str(item) for item in items)
+
+
+def float_array(name: str, a: Any, ndims: tuple[int, ...]) -> np.ndarray:
+    """``a`` as a float64 array with one of ``ndims`` dimensions, non-empty and finite."""
+    try:
+        array = as_numpy(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a rectangular array of numbers; got a ragged or non-numeric "
+            f"{type(a).__name__}"
+        ) from None
+    if array.ndim not in ndims:
+        wanted = " or ".join(f"{d}-D" for d in ndims)
+        raise ValueError(f"{name} must be {wanted}; got shape {tuple(array.shape)}")
+    if 0 in array.shape:
+        raise ValueError(f"{name} must not be empty; got shape {tuple(array.shape)}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} of shape {tuple(array.shape)} holds NaN or inf")
+    return array
+
+
+def rounded(a: np.ndarray) -> np.ndarray:
+    """``a`` with every entry rounded as the page shows it (``explorer_page.number``)."""
+    return np.vectorize(number, otypes=[np.float64])(a)

@@ -1,0 +1,118 @@
+"""The explorer's page: the HTML, the embedded data and the static fallback (chapters 4 to 7).
+
+``lessons.explorer`` builds an ``Explorer`` (the numbers and settings); this module
+writes what a notebook or the book shows for it. The script and styles are read from
+``lessons/explorer_assets`` and inlined, so the widget needs no network and no kernel.
+The page contract that the tests and the script share is written once, in
+``lessons/explorer_assets/README.md``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .masks import causal_mask
+
+if TYPE_CHECKING:
+    from .explorer import Explorer
+
+__all__ = ["DECIMALS", "asset", "formula", "number", "page_html", "rows", "static_html"]
+
+#: Embedded numbers are rounded to this many decimals, so the page is the same everywhere.
+DECIMALS = 10
+
+_ASSETS = Path(__file__).resolve().parent / "explorer_assets"
+
+
+def number(x: Any) -> float:
+    """A Python float rounded to ``DECIMALS`` decimals, without a sign on zero."""
+    return round(float(x), DECIMALS) + 0.0
+
+
+def rows(a: Any) -> list[list[float]]:
+    """A 2-D array ``[r, c]`` as nested lists of rounded floats, ready for JSON."""
+    return [[number(x) for x in row] for row in np.asarray(a)]
+
+
+def asset(name: str) -> str:
+    """The text of one of the files in ``lessons/explorer_assets``."""
+    return (_ASSETS / name).read_text(encoding="utf-8")
+
+
+def page_html(ex: Explorer) -> str:
+    """The whole widget: styles, static table, data as JSON, and the script."""
+    payload = json.dumps(ex.data(), ensure_ascii=True, separators=(",", ":"))
+    # Inside <script>, "</" would end the element; \u-escapes read back the same.
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        payload = payload.replace(char, escaped)
+    label = html.escape(f"{ex.settings.title}: attention explorer", quote=True)
+    return (
+        f'<div class="attn-explorer" data-explorer="attention" role="region" '
+        f'aria-label="{label}">'
+        f"<style>{asset('explorer.css')}</style>"
+        f"{static_html(ex)}"
+        f'<script type="application/json" data-explorer-data="">{payload}</script>'
+        f"<script>{asset('explorer.js')}</script>"
+        "</div>"
+    )
+
+
+def static_html(ex: Explorer) -> str:
+    """The starting head's weights as a plain table, for readers without JavaScript."""
+    settings = ex.settings
+    _, weights = ex.compute()  # [h, n, n]
+    A = weights[settings.head]  # [n, n]
+    n = len(ex.tokens)
+    mask = causal_mask(n) if settings.causal else np.ones((n, n), dtype=bool)  # [n, n]
+    esc = html.escape
+    header = "".join(f'<th scope="col">{esc(t)}</th>' for t in ex.tokens)
+    body = []
+    for i, token in enumerate(ex.tokens):
+        cells = "".join(
+            f'<td data-weight="{i},{j}" data-value="{number(A[i, j])!r}"'
+            + ("" if mask[i, j] else ' data-masked="true"')
+            + f">{A[i, j]:.3f}</td>"
+            for j in range(n)
+        )
+        total = number(A[i].sum())
+        body.append(
+            f'<tr data-row="{i}"><th scope="row">{esc(token)}</th>{cells}'
+            f'<td data-row-sum="{i}" data-value="{total!r}">{total:.3f}</td></tr>'
+        )
+    heads = f", head {settings.head} of {ex.num_heads}" if ex.num_heads > 1 else ""
+    return (
+        '<div class="ax-static">'
+        f'<p class="ax-title"><strong>{esc(settings.title)}</strong></p>'
+        f'<p class="ax-formula"><code>{esc(formula(ex))}</code></p>'
+        '<div class="ax-scroll"><table class="ax-matrix" data-matrix="weights">'
+        f"<caption>Attention weights A{heads}: rows are queries, columns are keys, "
+        "and every row sums to 1.</caption>"
+        f'<thead><tr><th scope="col">query \\ key</th>{header}'
+        '<th scope="col">sum</th></tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        '<p class="ax-note">A static view: where JavaScript runs, this is an '
+        "interactive explorer of every stage.</p>"
+        "</div>"
+    )
+
+
+def formula(ex: Explorer) -> str:
+    """The weights' formula for the starting settings, with the shape: ``A = softmax(...)``."""
+    settings = ex.settings
+    divisor = []
+    if settings.scale:
+        divisor.append("√d_k")
+    if settings.temperature != 1:
+        divisor.append(f"T={settings.temperature:g}")
+    scores = "Q Kᵀ"
+    if divisor:
+        scores += " / " + (divisor[0] if len(divisor) == 1 else f"({' · '.join(divisor)})")
+    if settings.causal:
+        scores = f"causal_mask({scores})"
+    n = len(ex.tokens)
+    return f"A = softmax({scores})   [n_q, n_k] = [{n}, {n}]"
