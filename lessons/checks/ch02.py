@@ -15,7 +15,7 @@ from .verdict import (
     as_float_array,
     close,
     is_missing,
-    named_mistake,
+    judge,
     right,
     unanswered,
     wrong,
@@ -56,18 +56,19 @@ def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
 
 def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     """Check a table of all query-key dot products, ``Q @ K.T`` (chapter 2)."""
-    if is_missing(answer):
-        return unanswered("the [n_q, n_k] table of dot products q_i · k_j")
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     expected = Q @ K.T  # [n_q, n_k]
-    got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be a 2-D array; got {type(answer).__name__}.")
-    if close(got, expected):
-        return right(f"Entry (i, j) is q_i · k_j, and the table has shape {expected.shape}.")
-    mistake = named_mistake(
-        got,
-        [
+    verdict = judge(
+        answer,
+        expected,
+        what="the [n_q, n_k] table of dot products q_i · k_j",
+        praise=f"Entry (i, j) is q_i · k_j, and the table has shape {expected.shape}.",
+        kind="a 2-D array",
+        shape_message=(
+            "The table should have one row per query and one column per key, shape "
+            "{expected}; yours has shape {got}."
+        ),
+        mistakes=[
             (
                 expected.T,
                 f"This is K @ Q.T, the transpose: rows must be queries and columns keys, "
@@ -79,13 +80,9 @@ def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
             ),
         ],
     )
-    if mistake is not None:
-        return mistake
-    if got.shape != expected.shape:
-        return wrong(
-            f"The table should have one row per query and one column per key, shape "
-            f"{list(expected.shape)}; yours has shape {list(got.shape)}."
-        )
+    if verdict is not None:
+        return verdict
+    got = as_float_array(answer)
     off = np.argwhere(~np.isclose(got, expected, atol=TOLERANCE))
     i, j = (int(v) for v in off[0])
     return wrong(

@@ -7,34 +7,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .verdict import (
-    Verdict,
-    as_float_array,
-    close,
-    is_missing,
-    named_mistake,
-    right,
-    unanswered,
-    wrong,
-)
+from .verdict import Verdict, judge, wrong
 
 __all__ = ["check_projection"]
 
 
 def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
     """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]`` (chapter 3)."""
-    if is_missing(answer):
-        return unanswered("the projected rows, shape [n, d_out]")
     X, W = np.asarray(X, dtype=float), np.asarray(W, dtype=float)
     expected = X @ W  # [n, d_out]
-    got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be an array; got {type(answer).__name__}.")
-    if close(got, expected):
-        return right(f"X @ W maps each of the {X.shape[0]} rows to {W.shape[1]} numbers.")
-    mistake = named_mistake(
-        got,
-        [
+    verdict = judge(
+        answer,
+        expected,
+        what="the projected rows, shape [n, d_out]",
+        praise=f"X @ W maps each of the {X.shape[0]} rows to {W.shape[1]} numbers.",
+        shape_message="[n, d_model] @ [d_model, d_out] gives shape {expected}; yours has {got}.",
+        mistakes=[
             (
                 expected.T,
                 f"This is the transpose: with row vectors the result has one row per token, "
@@ -46,11 +34,6 @@ def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
             ),
         ],
     )
-    if mistake is not None:
-        return mistake
-    if got.shape != expected.shape:
-        return wrong(
-            f"[n, d_model] @ [d_model, d_out] gives shape {list(expected.shape)}; "
-            f"yours has {list(got.shape)}."
-        )
+    if verdict is not None:
+        return verdict
     return wrong("Each output row is the input row times W: output[i] = X[i] @ W.")

@@ -8,37 +8,25 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..softmax import softmax
-from .verdict import (
-    Verdict,
-    as_float_array,
-    close,
-    is_missing,
-    named_mistake,
-    right,
-    unanswered,
-    wrong,
-)
+from .verdict import Verdict, judge, wrong
 
 __all__ = ["check_attention"]
 
 
 def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Verdict:
     """Check a scaled dot-product attention output ``softmax(Q K^T / sqrt(d_k)) V`` (chapter 4)."""
-    if is_missing(answer):
-        return unanswered("the attention output, shape [n_q, d_v]")
     Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
     d_k = Q.shape[-1]
     scores = Q @ K.T  # [n_q, n_k]
     weights = softmax(scores / np.sqrt(d_k))  # [n_q, n_k]
     expected = weights @ V  # [n_q, d_v]
-    got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be an array; got {type(answer).__name__}.")
-    if close(got, expected):
-        return right("softmax(Q K^T / sqrt(d_k)) V: each row a weighted average of value rows.")
-    mistake = named_mistake(
-        got,
-        [
+    verdict = judge(
+        answer,
+        expected,
+        what="the attention output, shape [n_q, d_v]",
+        praise="softmax(Q K^T / sqrt(d_k)) V: each row a weighted average of value rows.",
+        shape_message="The output has one row per query: shape {expected}; yours {got}.",
+        mistakes=[
             (weights, "Those are the weights A; the output is A @ V."),
             (
                 softmax(scores) @ V,
@@ -52,10 +40,6 @@ def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Ve
             ((scores / np.sqrt(d_k)) @ V, "You skipped the softmax: scores are not weights."),
         ],
     )
-    if mistake is not None:
-        return mistake
-    if got.shape != expected.shape:
-        return wrong(
-            f"The output has one row per query: shape {list(expected.shape)}; yours {list(got.shape)}."
-        )
+    if verdict is not None:
+        return verdict
     return wrong("Scores Q @ K.T, divide by sqrt(d_k), softmax each row, then multiply by V.")

@@ -8,37 +8,24 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..softmax import softmax
-from .verdict import (
-    Verdict,
-    as_float_array,
-    close,
-    is_missing,
-    named_mistake,
-    right,
-    unanswered,
-    wrong,
-)
+from .verdict import Verdict, as_float_array, judge, wrong
 
 __all__ = ["check_attention_weights"]
 
 
 def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     """Check attention weights ``softmax(Q K^T / sqrt(d_k))``, shape ``[n_q, n_k]`` (chapter 5)."""
-    if is_missing(answer):
-        return unanswered("the weights, shape [n_q, n_k]")
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     scores = Q @ K.T  # [n_q, n_k]
     scaled = scores / np.sqrt(Q.shape[-1])  # [n_q, n_k]
     expected = softmax(scaled)  # [n_q, n_k]
-    got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be an array; got {type(answer).__name__}.")
-    if close(got, expected):
-        return right("Every row sums to 1 and follows the scaled scores.")
     square = scores.shape[0] == scores.shape[1]
-    mistake = named_mistake(
-        got,
-        [
+    verdict = judge(
+        answer,
+        expected,
+        what="the weights, shape [n_q, n_k]",
+        praise="Every row sums to 1 and follows the scaled scores.",
+        mistakes=[
             (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
             (scaled, "These are the scaled scores: apply softmax to each row."),
             (softmax(scores), "You forgot the scaling: divide the scores by sqrt(d_k) first."),
@@ -49,8 +36,9 @@ def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
             ),
         ],
     )
-    if mistake is not None:
-        return mistake
+    if verdict is not None:
+        return verdict
+    got = as_float_array(answer)
     if got.shape == expected.shape and not np.allclose(got.sum(axis=-1), 1.0):
         return wrong("Your rows do not sum to 1: the weights are a softmax of each row.")
     return wrong("Compute Q @ K.T, divide by sqrt(d_k), then softmax along each row.")

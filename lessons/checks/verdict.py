@@ -40,6 +40,7 @@ __all__ = [
     "as_whole_number",
     "close",
     "is_missing",
+    "judge",
     "named_mistake",
     "right",
     "unanswered",
@@ -142,3 +143,35 @@ def named_mistake(got: np.ndarray, mistakes: list[tuple[Any, str]]) -> Verdict |
         if candidate is not None and close(got, np.asarray(candidate, dtype=float)):
             return wrong(message)
     return None
+
+
+def judge(
+    answer: Any,
+    expected: np.ndarray,
+    *,
+    what: str,
+    praise: str,
+    mistakes: list[tuple[Any, str]] | None = None,
+    kind: str = "an array",
+    shape_message: str | None = None,
+) -> Verdict | None:
+    """The verdict every numeric check opens with, or None to go on with its own hints.
+
+    In order: the placeholder is still there (``unanswered(what)``); the answer is not
+    ``kind`` of numbers; it equals ``expected`` (``right(praise)``); it matches one of
+    the ``mistakes`` (as in ``named_mistake``); its shape is not ``expected``'s and
+    ``shape_message`` says why (``{expected}`` and ``{got}`` in it become the two
+    shapes). None means none of these: the check then says what else it can.
+    """
+    if is_missing(answer):
+        return unanswered(what)
+    got = as_float_array(answer)
+    if got is None:
+        return wrong(f"The answer should be {kind}; got {type(answer).__name__}.")
+    expected = np.asarray(expected, dtype=float)
+    if close(got, expected):
+        return right(praise)
+    mistake = named_mistake(got, mistakes or [])
+    if mistake is None and shape_message is not None and got.shape != expected.shape:
+        return wrong(shape_message.format(expected=list(expected.shape), got=list(got.shape)))
+    return mistake
