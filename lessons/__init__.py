@@ -7,6 +7,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``attention``: ``attention``, scaled dot-product attention (chapter 4)
 - ``projections``: ``project``, ``qkv``, ``split_qkv`` (chapter 3)
 - ``masks``: ``causal_mask``, ``padding_mask``, ``combine_masks``, ``additive_mask`` (chapter 6)
+- ``conventions``: ``keep_mask``, ``diagnose_mask``, masks as other libraries write them (chapter 6)
 - ``multihead``: ``MultiHeadAttention``, ``split_heads``, ``merge_heads`` (chapter 7)
 - ``positions``: ``sinusoidal_encoding``, ``offset_matrix``, ``rope``, ``alibi_bias`` (chapter 8)
 - ``block``: ``TransformerBlock`` (chapter 9)
@@ -38,6 +39,7 @@ from .checks import (
     check_softmax_function,
     check_split_heads,
 )
+from .conventions import diagnose_mask, keep_mask
 from .explorer import Explorer, explorer, explorer_from_embeddings
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
@@ -80,11 +82,13 @@ __all__ = [
     "check_split_heads",
     "cls_token",
     "combine_masks",
+    "diagnose_mask",
     "explorer",
     "explorer_from_embeddings",
     "glue",
     "hand_built_position_model",
     "heatmap",
+    "keep_mask",
     "merge_heads",
     "offset_matrix",
     "padding_mask",
