@@ -50,20 +50,13 @@ def keep_mask(mask: Any, convention: str, *, n_k: int | None = None) -> Any:
     n_k = positive_int("n_k", n_k, allow_none=True)
     values = _values(mask)
     if convention == "lengths":
-        if n_k is None:
-            raise ValueError("convention 'lengths' needs n_k, the number of keys (padded length)")
         keep = _from_lengths(values, n_k)  # [B, n_k] or [B, n_q, n_k]
-        keep = keep[:, None, None] if keep.ndim == 2 else keep[:, None]
     else:
-        keep = _to_keep(values, convention)
-        allowed = (n_k,) if convention == "hf" else (1, n_k)
-        if n_k is not None and keep.ndim and keep.shape[-1] not in allowed:
-            raise ValueError(
-                f"mask of shape {list(keep.shape)} has {keep.shape[-1]} entries on its key "
-                f"axis (the last), but n_k={n_k}"
-            )
-        if convention == "hf":
-            keep = keep[:, None, None, :]  # [B, 1, 1, n_k]
+        keep = _to_keep(values, convention)  # the mask's shape
+    if n_k is not None and keep.ndim and keep.shape[-1] not in (n_k, int(convention != "hf")):
+        raise ValueError(f"mask has {keep.shape[-1]} entries on its key axis (the last); n_k={n_k}")
+    if convention in ("hf", "lengths"):  # [B, 1, 1, n_k] or [B, 1, n_q, n_k]
+        keep = keep[:, None, None] if keep.ndim == 2 else keep[:, None]
     keep = np.array(keep, dtype=bool)  # a fresh array, never a view of the input
     return torch.from_numpy(keep).to(mask.device) if is_tensor(mask) else keep
 
@@ -71,22 +64,16 @@ def keep_mask(mask: Any, convention: str, *, n_k: int | None = None) -> Any:
 def diagnose_mask(mask: Any, convention: str, scores_shape: Any, *, dtype: Any = None) -> list[str]:
     """What is wrong with ``mask`` for scores ``[..., n_q, n_k]``, in plain words (chapter 6).
 
-    ``mask`` is in ``convention`` (see ``keep_mask``); ``scores_shape`` is a tuple, a
-    list, a ``torch.Size``, or the scores themselves. Returns a list of findings,
-    empty for a sound mask. It names:
-
-    - a mask that cannot broadcast to the scores, and on which axis;
-    - a padding mask laid along the query axis instead of the key axis;
-    - query rows with every key blocked (NaN from a hand-written softmax or
-      ``nn.MultiheadAttention``, zeros from ``lessons.attention``);
-    - an inverted causal mask: the diagonal and everything below it blocked;
-    - an additive sentinel that overflows the scores' dtype (``-1e9`` in float16).
-      The dtype is ``dtype`` if given, else the scores' when the scores are passed;
-      with neither there is nothing to check (a mask stored in float16 already holds
-      ``-inf`` where ``-1e9`` was written, and ``-inf`` is a sound sentinel).
-
-    ``"hf"`` and ``"lengths"`` masks are lined up with the scores' batch axis (the
-    first), and lengths are measured against the scores' ``n_k``.
+    ``mask`` is in ``convention`` (see ``keep_mask``; ``"hf"`` and ``"lengths"`` masks
+    meet the scores' first axis, lengths their ``n_k``); ``scores_shape`` is a tuple, a
+    list, a ``torch.Size`` or the scores themselves. Returns a list of findings, empty
+    for a sound mask, naming: a mask that cannot broadcast to the scores (and on which
+    axis); a padding mask laid along the query axis instead of the key axis; query rows
+    with every key blocked (NaN from a hand-written softmax or ``nn.MultiheadAttention``,
+    zeros from ``lessons.attention``); an inverted causal mask (the diagonal and all
+    below it blocked); an additive sentinel that overflows the scores' dtype (``-1e9``
+    in float16), the dtype being ``dtype`` or the scores' (a mask already stored in
+    float16 holds ``-inf`` where ``-1e9`` was written: a sound sentinel).
 
     Raises:
         ValueError: for what ``keep_mask`` refuses whatever the scores, a
@@ -118,7 +105,8 @@ def diagnose_mask(mask: Any, convention: str, scores_shape: Any, *, dtype: Any =
             f"shape {list(keep.shape)}, and {'; '.join(misfits)}"
         )
     findings += _query_axis(keep, shape, convention)
-    findings += _blocked_rows(keep, shape, not misfits, values, convention)
+    finite = convention == "additive" and np.isfinite(values[values <= BLOCKED_AT]).any()
+    findings += _blocked_rows(keep, shape, not misfits, finite)
     findings += _inverted_causal(keep)
     if convention == "additive":
         findings += _overflow(values, dtype, scores_dtype)
@@ -156,7 +144,7 @@ def _to_keep(values: np.ndarray, convention: str) -> np.ndarray:
         if odd.any():
             raise ValueError(
                 f"an additive mask holds 0 (keep) and -inf or <= {BLOCKED_AT:g} (block); mask "
-                f"holds {values[odd].flat[0]!r}: other numbers are a bias on the scores (ALiBi, "
+                f"holds {numbers[odd].flat[0]:g}: other numbers are a bias on the scores (ALiBi, "
                 "relative positions), not a mask, and booleans are convention 'keep' or 'block'"
             )
         return numbers == 0
@@ -170,8 +158,10 @@ def _to_keep(values: np.ndarray, convention: str) -> np.ndarray:
     return numbers == (0 if convention == "block" else 1)
 
 
-def _from_lengths(lengths: np.ndarray, n_k: int, clip: bool = False) -> np.ndarray:
+def _from_lengths(lengths: np.ndarray, n_k: int | None, clip: bool = False) -> np.ndarray:
     """``[B, n_k]`` (or ``[B, n_q, n_k]``) keep-mask: key ``j`` kept while ``j < length``."""
+    if n_k is None:
+        raise ValueError("convention 'lengths' needs n_k, the number of keys (padded length)")
     check_ndim("mask", lengths, (1, 2), "[B] (or d2l's [B, n_q]) for convention 'lengths'")
     if lengths.dtype.kind not in "iu":
         raise ValueError(f"lengths (mask) must be integers; got dtype {lengths.dtype}")
@@ -204,17 +194,16 @@ def _scores(scores_shape: Any) -> tuple[tuple[int, ...], Any]:
 
 def _axis(axis: int, ndim: int) -> str:
     """The name of axis ``axis`` (from the right, -1 = keys) of scores with ``ndim`` axes."""
-    names = {-1: "the key axis (n_k)", -2: "the query axis (n_q)", -ndim: "the batch axis (B)"}
-    names.update({-3: "the head axis (h)"} if ndim == 4 else {})
+    names = {-ndim: "the batch axis (B)", -3: "the head axis (h)"} if ndim == 4 else {}
+    names.update({-ndim: "the batch axis (B)"} if ndim == 3 else {})
+    names.update({-1: "the key axis (n_k)", -2: "the query axis (n_q)"})
     return names.get(axis, f"axis {ndim + axis}")
 
 
 def _misfits(mask_shape: tuple[int, ...], shape: tuple[int, ...]) -> list[str]:
     """Why ``mask_shape`` does not broadcast to ``shape``: one phrase per axis at fault."""
-    extra = mask_shape[: max(len(mask_shape) - len(shape), 0)]
-    found = [f"it has {len(mask_shape)} axes to the scores' {len(shape)}"] * any(
-        size != 1 for size in extra
-    )
+    extra = [size for size in mask_shape[: max(len(mask_shape) - len(shape), 0)] if size != 1]
+    found = [f"it has {len(mask_shape)} axes to the scores' {len(shape)}"] if extra else []
     for axis in range(-1, -min(len(mask_shape), len(shape)) - 1, -1):
         if mask_shape[axis] not in (1, shape[axis]):
             found.append(
@@ -250,10 +239,8 @@ def _query_axis(keep: np.ndarray, shape: tuple[int, ...], convention: str) -> li
     return []
 
 
-def _blocked_rows(
-    keep: np.ndarray, shape: tuple[int, ...], fits: bool, values: np.ndarray, convention: str
-) -> list[str]:
-    """Query rows with nothing to attend to."""
+def _blocked_rows(keep: np.ndarray, shape: tuple[int, ...], fits: bool, finite: bool) -> list[str]:
+    """Query rows with nothing to attend to (``finite``: blocked by a finite sentinel)."""
     rows = keep.any(-1) if keep.ndim else keep  # [..., n_q], True = some key kept
     if fits:
         rows = rows.reshape(rows.shape[max(rows.ndim - len(shape) + 1, 0) :])
@@ -261,11 +248,10 @@ def _blocked_rows(
     empty = np.argwhere(~rows)
     if not len(empty):
         return []
-    finite = convention == "additive" and np.isfinite(values[values <= BLOCKED_AT]).any()
     quiet = "; a finite sentinel (-1e9) quietly gives it weight on blocked keys" if finite else ""
     return [
-        f"{len(empty)} of {rows.size} query rows have every key blocked (the first at "
-        f"{empty[0].tolist()} of {list(rows.shape)}): a hand-written softmax or "
+        f"{len(empty)} of {rows.size} query rows have every key blocked (the first at index "
+        f"{empty[0].tolist()} of rows {list(rows.shape)}): a hand-written softmax or "
         "nn.MultiheadAttention gives NaN there (and NaN gradients), lessons.attention and "
         f"F.scaled_dot_product_attention give zeros{quiet}; leave every query a key, for "
         "example by blocking padding as keys only"

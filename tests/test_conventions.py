@@ -243,6 +243,8 @@ def test_a_mask_with_more_axes_than_the_scores_cannot_broadcast():
     hf = np.ones((2, 4))  # a batch of 2, for scores with no batch axis
     _only(diagnose_mask(hf, "hf", (4, 4)), "cannot broadcast")
     _only(diagnose_mask(hf, "hf", (3, 2, 4, 4)), "the batch axis (B) it has 2")
+    square = np.ones((3, 4), dtype=bool)  # three query rows for scores with five
+    _only(diagnose_mask(square, "keep", (5, 4)), "the query axis (n_q) it has 3")
 
 
 @given(
