@@ -121,7 +121,8 @@ def _convention(convention: Any) -> str:
 
 def _values(mask: Any) -> np.ndarray:
     """The mask as a NumPy array of booleans or numbers, or a ValueError naming it."""
-    if is_tensor(mask) and mask.dtype == torch.bfloat16:
+    bfloat16 = is_tensor(mask) and mask.dtype == torch.bfloat16
+    if bfloat16:
         mask = mask.float()  # NumPy has no bfloat16; every bfloat16 value fits float32
     try:
         values = as_numpy(mask)
@@ -131,6 +132,8 @@ def _values(mask: Any) -> np.ndarray:
         raise ValueError(
             f"mask must be an array, a tensor or a list of booleans or numbers; got {mask!r}"
         )
+    if bfloat16:  # bfloat16 stores -1e4 as -9984: still a blocking entry
+        values = np.where(values <= -9984, np.minimum(values, BLOCKED_AT), values)
     return values
 
 

@@ -46,6 +46,7 @@ def spellings(keep: np.ndarray) -> list[tuple[object, str]]:
         (np.where(keep, 0.0, -np.inf).astype(np.float16), "additive"),
         (torch.from_numpy(np.where(keep, 0.0, np.finfo(np.float16).min)).half(), "additive"),
         (torch.where(torch.from_numpy(keep), 0.0, -1e30).to(torch.bfloat16), "additive"),
+        (torch.where(torch.from_numpy(keep), 0.0, -1e4).to(torch.bfloat16), "additive"),
     ]
 
 
