@@ -7,6 +7,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``attention``: ``attention``, scaled dot-product attention (chapter 4)
 - ``projections``: ``project``, ``qkv``, ``split_qkv`` (chapter 3)
 - ``masks``: ``causal_mask``, ``padding_mask``, ``combine_masks``, ``additive_mask`` (chapter 6)
+- ``conventions``: ``keep_mask``, ``diagnose_mask``, masks as other libraries write them (the page *Masks in other libraries*)
 - ``multihead``: ``MultiHeadAttention``, ``split_heads``, ``merge_heads`` (chapter 7)
 - ``positions``: ``sinusoidal_encoding``, ``offset_matrix``, ``rope``, ``alibi_bias`` (chapter 8)
 - ``block``: ``TransformerBlock`` (chapter 9)
@@ -24,6 +25,7 @@ from .attention import attention
 from .block import TransformerBlock
 from .book import glue, setup
 from .checks import *  # noqa: F403  (every check_*, one module per chapter, and Verdict)
+from .conventions import diagnose_mask, keep_mask
 from .explorer import Explorer, explorer, explorer_from_embeddings
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads

