@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+
+from repo_paths import BOOK, ROOT
 
 import lessons
 
-BOOK = Path(__file__).resolve().parent.parent / "book"
-BIB = (BOOK.parent / "references.bib").read_text(encoding="utf-8")
+BIB = (ROOT / "references.bib").read_text(encoding="utf-8")
 
 
 def _all_text() -> str:

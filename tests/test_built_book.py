@@ -1,26 +1,25 @@
 """The book as readers get it: offline, and working in a real browser.
 
 These tests read `_build/html`, which `make test` builds first. The browser tests
-drive Debian's chromium through selenium with every non-local host unreachable;
-they are skipped, with the reason printed, where chromium is not installed.
+use the session's `browser` (tests/conftest.py: Debian's chromium with every
+non-local host unreachable), which is skipped, with the reason printed, where
+chromium is not installed.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import BOOK, HTML, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-HTML = ROOT / "_build" / "html"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+CHAPTERS = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.ipynb"))
 
 if not (HTML / "index.html").exists():
     pytest.skip("the book is not built: run `make book` (make test does)", allow_module_level=True)
@@ -79,50 +78,10 @@ def test_each_chapters_colab_button_opens_that_chapters_notebook_on_main(chapter
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
     expected = f"https://colab.research.google.com/github/{repo}/blob/{CONFIG['repository']['branch']}/book/{chapter}.ipynb"
     assert expected in html
-    assert (ROOT / "book" / f"{chapter}.ipynb").exists()
+    assert (BOOK / f"{chapter}.ipynb").exists()
 
 
 # --- in a real browser -------------------------------------------------------------
-
-
-def _driver():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-    from selenium.webdriver.chrome.service import Service
-
-    chromium = (
-        shutil.which("chromium")
-        or shutil.which("chromium-browser")
-        or shutil.which("google-chrome")
-    )
-    chromedriver = shutil.which("chromedriver")
-    if not chromium or not chromedriver:
-        reason = "no chromium/chromedriver installed (apt-get install chromium chromium-driver)"
-        if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--window-size=1280,1000",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(chromedriver), options=options)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _driver()
-    yield driver
-    driver.quit()
 
 
 def _open(browser, page: Path) -> None:

@@ -15,15 +15,14 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from repo_paths import BOOK, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel")
-NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("COLAB_LIKE") != "1", reason="slow: run with `make colab-check` (COLAB_LIKE=1)"

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import BOOK, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
 CHAPTERS = [p for p in NOTEBOOKS if p.name[:2].isdigit()]  # the Explorer page is not a chapter
 TEMPLATE = ROOT / "templates" / "chapter_template.ipynb"

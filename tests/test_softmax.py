@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import float_arrays
+from array_strategies import float_arrays
 from hypothesis import given
 from hypothesis import strategies as st
 

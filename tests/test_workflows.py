@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
 
