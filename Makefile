@@ -37,8 +37,8 @@ book: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## build the HTML book into _build/h
 
 # The browser tests drive the built book, so the tests build it first.
 test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, and the browser
-	$(BIN)/ruff check lessons tests tools book
-	$(BIN)/ruff format --check lessons tests tools book
+	$(BIN)/ruff check lessons tests tools _ext book
+	$(BIN)/ruff format --check lessons tests tools _ext book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
 

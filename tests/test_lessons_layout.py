@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import ast
 import json
-from pathlib import Path
 
 import pytest
+from repo_paths import BOOK, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "lessons"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 MAX_LINES = 320  # about 300: one idea, read in one sitting
@@ -44,7 +43,7 @@ def test_the_private_names_rule_catches_an_offender():
     assert isinstance(node, ast.ImportFrom) and node.names[0].name.startswith("_")
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "book").glob("*.ipynb")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(BOOK.glob("*.ipynb")), ids=lambda p: p.name)
 def test_no_notebook_defines_its_own_self_check(path):
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     for cell in cells:

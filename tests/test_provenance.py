@@ -12,14 +12,13 @@ import inspect
 import json
 import re
 from functools import cache
-from pathlib import Path
 
 import pytest
+from repo_paths import BOOK
 
 import lessons
 import lessons.checks
 
-BOOK = Path(__file__).resolve().parent.parent / "book"
 REFERENCE = re.compile(r"\(chapters? (\d+(?:(?:, | and | to |, and )\d+)*)\)")
 
 
