@@ -176,6 +176,19 @@ def test_roles(page, book):
     assert page.inline("{term}`caches <KV cache>`").endswith("#term-KV-cache)")
 
 
+def test_relative_links_point_into_the_online_book(page, book):
+    assert page.inline(
+        "[signs](notation.md#shapes) and [ch. 4](04_scaled_dot_product_attention.ipynb)"
+    ) == (
+        f"[signs]({book.page_url('book/notation', 'shapes')}) and "
+        f"[ch. 4]({book.page_url('book/04_scaled_dot_product_attention')})"
+    )
+    kept = "[web](https://example.org/a.md) [here](#top) `[code](x.md)`"
+    assert page.inline(kept) == kept
+    with pytest.raises(ValueError, match="no page of _toc.yml"):
+        page.inline("[gone](missing.md)")
+
+
 def test_code_is_left_alone(page):
     assert page.inline("run `{glue:text}`x`` here") == "run `{glue:text}`x`` here"
     fenced = "```md\n{term}`softmax`\n:::{note}\n:::\n```"

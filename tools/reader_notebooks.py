@@ -9,7 +9,8 @@ cells and stored outputs and with Markdown that plain CommonMark renders:
 - glued values written in, formatted as the book formats them (from the stored
   glue records, so no kernel runs);
 - `{term}` as a link to the online glossary, `{cite}` as "(Author, year)" linked to
-  the online references, `{ref}` and `{doc}` as links into the online book;
+  the online references, `{ref}`, `{doc}` and relative links (`[x](notation.md)`) as
+  links into the online book;
 - admonitions as an HTML box, dropdowns as `<details>`, a solution cell (tag
   `hide-input`) behind a `<details>` that shows its code, with the cell kept and
   its input collapsed, so "Run all" still checks the solution;
@@ -281,7 +282,10 @@ def glue_any(record: dict[str, str]) -> str:
 # --- Markdown --------------------------------------------------------------------------------
 
 ROLE_OR_CODE = re.compile(
-    r"\{(?P<role>[a-z][\w:+-]*)\}`(?P<content>[^`]*)`|(?P<ticks>`+).+?(?P=ticks)", re.S
+    r"\{(?P<role>[a-z][\w:+-]*)\}`(?P<content>[^`]*)`"
+    r"|(?P<ticks>`+).+?(?P=ticks)"
+    r"|\]\((?P<link>(?![a-z][\w+.-]*:|#)[^)\s]+\.(?:md|ipynb)(?:#[^)\s]*)?)\)",
+    re.S,
 )
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
@@ -352,10 +356,21 @@ class Page:
             return content
         raise ValueError(f"{self.page}: the MyST role {{{name}}} has no reader form")
 
+    def link(self, target: str) -> str:
+        """A Markdown link to another page of the book ("notation.md#x"), made absolute."""
+        path, _, anchor = target.partition("#")
+        page = os.path.normpath(Path(self.page).parent / path).replace(os.sep, "/")
+        page = re.sub(r"\.(md|ipynb)$", "", page)
+        if page not in self.book.pages:
+            raise ValueError(f"{self.page}: the link ({target}) is to no page of _toc.yml")
+        return self.book.page_url(page, anchor)
+
     def inline(self, text: str) -> str:
-        """Replace every role in `text`, leaving inline code spans as they are."""
+        """Replace every role and relative link in `text`, leaving code spans as they are."""
 
         def replace(match: re.Match) -> str:
+            if match.group("link") is not None:
+                return f"]({self.link(match.group('link'))})"
             if match.group("role") is None:
                 return match.group(0)
             return self.role(match.group("role"), match.group("content"))
