@@ -172,6 +172,9 @@ def test_roles(page, book):
     )
     assert page.inline("{doc}`notation`") == f"[Notation]({book.page_url('book/notation')})"
     assert page.inline("{doc}`the signs </book/notation>`").startswith("[the signs](")
+    assert page.inline("{doc}`../book/glossary.md`") == (
+        f"[Glossary]({book.page_url('book/glossary')})"
+    )
     assert page.inline("{term}`Softmax`").endswith("glossary.html#term-softmax)")
     assert page.inline("{term}`caches <KV cache>`").endswith("#term-KV-cache)")
 

@@ -338,8 +338,10 @@ class Page:
             return "; ".join(parts) if name.startswith("cite:t") else "(" + "; ".join(parts) + ")"
         if name == "doc":
             text, target = _text_and_target(content)
-            page = target.removeprefix("/") if target.startswith("/") else None
-            page = page or str(Path(self.page).parent / target)
+            if target.startswith("/"):  # from the book's root
+                page = target.removeprefix("/")
+            else:
+                page = os.path.normpath(Path(self.page).parent / target).replace(os.sep, "/")
             page = re.sub(r"\.(md|ipynb)$", "", page)
             if page not in self.book.pages:
                 raise ValueError(f"{self.page}: {{doc}} target {target!r} is not in _toc.yml")
