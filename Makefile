@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 MATHJAX := .mathjax/_static/mathjax
 PYTEST_ARGS ?=
 
-.PHONY: help book test colab-check execute lint serve clean
+.PHONY: help book test colab-check execute lint serve clean notebooks
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -44,6 +44,10 @@ test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, a
 
 colab-check: $(STAMP)  ## slow: run every notebook in a fresh venv holding only Colab's packages
 	COLAB_LIKE=1 $(BIN)/python -m pytest tests/test_colab_like.py -n 2 --dist load
+
+# Plain-Jupyter copies of the notebooks, for Colab, Binder and JupyterLab (no kernel runs).
+notebooks: $(STAMP)  ## write the reader notebooks (MyST turned into plain Markdown) into _build/notebooks
+	$(BIN)/python tools/reader_notebooks.py
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
 	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)

@@ -73,11 +73,20 @@ def test_no_page_loads_anything_from_another_host(page):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_each_chapters_colab_button_opens_that_chapters_notebook_on_main(chapter):
+def test_each_chapters_colab_and_binder_buttons_open_its_reader_notebook(chapter):
+    # The Pages workflow publishes the reader notebooks (`make notebooks`) on this branch,
+    # under the same book/ paths; _ext/reader_launch.py points the buttons there.
+    branch = CONFIG["sphinx"]["config"].get("reader_notebooks_branch", "notebooks")
     html = (HTML / "book" / f"{chapter}.html").read_text(encoding="utf-8")
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
-    expected = f"https://colab.research.google.com/github/{repo}/blob/{CONFIG['repository']['branch']}/book/{chapter}.ipynb"
-    assert expected in html
+    colab = f"https://colab.research.google.com/github/{repo}/blob/{branch}/book/{chapter}.ipynb"
+    binder = re.escape(
+        f"{CONFIG['launch_buttons']['binderhub_url']}/v2/gh/{repo}/{branch}?urlpath="
+    )
+    binder += r"[\w/]*" + re.escape(f"/book/{chapter}.ipynb")  # tree/ or lab/tree/
+    assert colab in html
+    assert re.search(binder, html), binder
+    assert f"/blob/{CONFIG['repository']['branch']}/book/" not in html
     assert (BOOK / f"{chapter}.ipynb").exists()
 
 

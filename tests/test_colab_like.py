@@ -6,6 +6,11 @@ versions pinned in requirements.txt, then `pip install .` of this checkout, whic
 what each chapter's first cell does from the repository URL. Every notebook must
 then run top to bottom in a kernel of that environment. Skipped unless
 COLAB_LIKE=1; `.ci/run` always runs it.
+
+What runs is each notebook's reader copy, written into `_build/notebooks/` as
+`make notebooks` does (`tools/reader_notebooks.py`): that is the file the Colab and
+Binder buttons open. Its code cells are the book notebook's, cell for cell
+(`tests/test_reader_notebooks.py` checks it), so this run covers both.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from repo_paths import BOOK, ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+import reader_notebooks  # noqa: E402
 
 COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel")
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
@@ -69,12 +78,21 @@ def colab_kernel(tmp_path_factory) -> tuple[str, dict]:
     return "colab", env
 
 
+@pytest.fixture(scope="session")
+def reader_copies() -> Path:
+    """The reader notebooks, written where `make notebooks` writes them."""
+    reader_notebooks.write_all(NOTEBOOKS, reader_notebooks.OUT, log=lambda _: None)
+    return reader_notebooks.OUT
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_with_only_colabs_packages(path, colab_kernel, monkeypatch, tmp_path):
+def test_notebook_runs_with_only_colabs_packages(
+    path, colab_kernel, reader_copies, monkeypatch, tmp_path
+):
     kernel, env = colab_kernel
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(reader_copies / path.name, as_version=4)
     client = NotebookClient(
         nb, kernel_name=kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}}
     )
