@@ -10,8 +10,18 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 MATHJAX := .mathjax/_static/mathjax
 PYTEST_ARGS ?=
+# On Linux, PyPI's torch wheel is the CUDA build with several GB of unpinned nvidia-* packages.
+# The install takes the pinned torch alone from PyTorch's CPU index first (`+cpu`, exact), then
+# the rest from PyPI. For a CUDA build: TORCH_INDEX=https://download.pytorch.org/whl/cu126 (that
+# index's build), or TORCH_INDEX= (PyPI's own wheel, with its nvidia-* packages).
+TORCH_INDEX ?= $(if $(filter Linux,$(shell uname -s)),https://download.pytorch.org/whl/cpu)
+TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
+# `make lab` serves the repository and opens the file browser in LAB_DIR: the reader notebooks
+# (`make notebooks`: the prose reads there as in the book). Authors editing the sources: LAB_DIR=book.
+LAB_DIR ?= _build/notebooks
+LAB_ARGS ?=
 
-.PHONY: help book test colab-check execute lint serve clean notebooks
+.PHONY: help book test colab-check execute lint serve lab notebooks clean
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -21,6 +31,8 @@ $(BIN)/python:
 
 # Re-install whenever the pins or the package metadata change.
 $(STAMP): $(REQUIREMENTS) pyproject.toml | $(BIN)/python
+	$(if $(and $(TORCH_INDEX),$(TORCH_PIN)),$(BIN)/python -m pip install --disable-pip-version-check \
+		--no-deps --index-url $(TORCH_INDEX) $(TORCH_PIN)+$(notdir $(TORCH_INDEX:%/=%)))
 	$(BIN)/python -m pip install --disable-pip-version-check -r $(REQUIREMENTS)
 	touch $@
 
@@ -54,6 +66,11 @@ execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outp
 
 serve: book  ## serve the built book on http://127.0.0.1:8000
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
+
+# Root (a container) must say --allow-root; LAB_ARGS=--no-browser only prints the URL.
+lab: $(STAMP) notebooks  ## open the chapters (reader notebooks) in JupyterLab, with .venv as the kernel
+	$(BIN)/jupyter lab --ContentsManager.preferred_dir=$(LAB_DIR) \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 clean:  ## remove the built book (keeps .venv)
 	rm -rf _build .mathjax
