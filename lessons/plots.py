@@ -11,7 +11,8 @@ The chapters' diagrams are in ``lessons.diagrams``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import matplotlib as mpl
@@ -60,6 +61,24 @@ def apply_style() -> None:
             "legend.frameon": False,
         }
     )
+
+
+@contextmanager
+def _no_forced_draw(fig: Any) -> Iterator[None]:
+    """Skip the full draw of ``fig`` that ``seaborn.heatmap`` forces on every call.
+
+    seaborn draws the whole figure to test whether tick labels overlap and need
+    turning; ``heatmap`` sets the labels' rotation itself, so that draw buys
+    nothing, and in a figure of several heatmaps it redraws all of them each
+    time (four heatmaps: about 1.6 s of CPU instead of 0.2 s). The figure is
+    drawn once, as usual, when it is shown.
+    """
+    fig.canvas.draw = lambda *args, **kwargs: None
+    fig.draw = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        del fig.canvas.draw, fig.draw  # the classes' own methods again
 
 
 def heatmap(
@@ -112,20 +131,21 @@ def heatmap(
             )
     if ax is None:
         _, ax = plt.subplots()
-    sns.heatmap(
-        values,
-        ax=ax,
-        mask=mask,
-        annot=True,
-        fmt=fmt,
-        annot_kws={"fontsize": 10},
-        cmap=cmap,
-        vmin=vmin,
-        vmax=vmax,
-        cbar=colorbar,
-        xticklabels=list(col_labels),
-        yticklabels=list(row_labels),
-    )
+    with _no_forced_draw(ax.figure):
+        sns.heatmap(
+            values,
+            ax=ax,
+            mask=mask,
+            annot=True,
+            fmt=fmt,
+            annot_kws={"fontsize": 10},
+            cmap=cmap,
+            vmin=vmin,
+            vmax=vmax,
+            cbar=colorbar,
+            xticklabels=list(col_labels),
+            yticklabels=list(row_labels),
+        )
     ax.tick_params(axis="both", labelrotation=0, length=0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

@@ -165,3 +165,13 @@ def test_seed_band_draws_each_seed_their_median_and_a_band_from_lowest_to_highes
 def test_seed_band_rejects_records_it_cannot_draw(curves, message):
     with pytest.raises(ValueError, match=message):
         seed_band(curves, "step", "loss", title="t", xlabel="x", ylabel="y")
+
+
+def test_heatmap_keeps_long_labels_level_and_leaves_the_figure_drawable():
+    fig, ax = plt.subplots(figsize=(2.0, 2.0))
+    long = ["a rather long key label", "another long key label"]
+    heatmap(np.eye(2), ["q0", "q1"], long, title="t", ax=ax)
+    assert [t.get_rotation() for t in ax.get_xticklabels()] == [0.0, 0.0]
+    assert "draw" not in vars(fig) and "draw" not in vars(fig.canvas)  # skipped draw undone
+    fig.canvas.draw()  # and the figure still draws
+    plt.close(fig)
