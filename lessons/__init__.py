@@ -14,13 +14,15 @@ One module per idea, each naming the chapter that teaches it:
 - ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
 - ``tasks``: synthetic tasks with known answers; ``training``: a tiny model and its training loop (chapter 11)
 - ``explorer``: ``explorer``, an interactive attention widget in plain HTML and JavaScript (chapters 4-7, Explorer page)
-- ``plots``: the book's style and ``heatmap``
+- ``plots``: the book's style, ``heatmap`` and the seaborn plots (chapters 4, 11)
+- ``diagrams``: the chapters' diagrams (chapters 2, 6, 7, 9)
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises, one module per chapter (``checks.ch01`` ...)
 """
 
 from types import ModuleType as _ModuleType
 
+from . import diagrams as diagrams  # lessons.diagrams.*: the chapters' diagrams
 from .attention import attention
 from .block import TransformerBlock
 from .book import glue, setup
