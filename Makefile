@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 MATHJAX := .mathjax/_static/mathjax
 PYTEST_ARGS ?=
 
-.PHONY: help book test colab-check execute lint serve clean
+.PHONY: help book test colab-check execute lint serve clean pdf compat repository
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -50,6 +50,18 @@ execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outp
 
 serve: book  ## serve the built book on http://127.0.0.1:8000
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
+
+# One page with the whole book, printed by Debian's chromium once MathJax has typeset it.
+pdf: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## the whole book as one PDF in _build/pdf (needs chromium)
+	$(BIN)/jupyter-book build . --builder singlehtml -nW --keep-going
+	$(BIN)/python tools/build_pdf.py
+
+compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
+	$(BIN)/python tools/compat.py
+
+repository:  ## point the book at a fork: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]
+	@test -n "$(URL)" || { echo "usage: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]"; exit 2; }
+	$(PYTHON) tools/set_repository.py "$(URL)" $(if $(BRANCH),--branch "$(BRANCH)")
 
 clean:  ## remove the built book (keeps .venv)
 	rm -rf _build .mathjax
