@@ -55,6 +55,7 @@ serve: book  ## serve the built book on http://127.0.0.1:8000
 pdf: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## the whole book as one PDF in _build/pdf (needs chromium)
 	$(BIN)/jupyter-book build . --builder singlehtml -nW --keep-going
 	$(BIN)/python tools/build_pdf.py
+	CHECK_PDF=1 $(BIN)/python -m pytest -q tests/test_pdf.py
 
 compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
 	$(BIN)/python tools/compat.py

@@ -8,6 +8,7 @@ checked here too, since they run outside `make test`.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -37,8 +38,10 @@ def _title(notebook: Path) -> str:
 
 @pytest.fixture(scope="module")
 def text() -> str:
-    if not PDF.exists():
-        pytest.skip("no PDF: run `make pdf`")
+    # A PDF left from an earlier `make pdf` may predate the chapters: only `make pdf`,
+    # right after printing, reads it.
+    if os.environ.get("CHECK_PDF") != "1" or not PDF.exists():
+        pytest.skip("the PDF is checked by `make pdf`, right after it is printed")
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext is missing (apt-get install poppler-utils)")
     return subprocess.run(

@@ -43,6 +43,10 @@ FLAGS = (
 # removes it when its script runs; the printed copy keeps that table by not running it.
 EXPLORER_SCRIPT = re.compile(r'(data-explorer-data="">.*?</script>)<script>', flags=re.DOTALL)
 
+# Paper needs none of the theme's scripts (search, icons, copy buttons, toggles), only
+# MathJax: leaving them out makes the long page load and print faster.
+PAGE_SCRIPT = re.compile(r'<script\b[^>]*\bsrc="(?![^"]*mathjax)[^"]*"[^>]*>\s*</script>')
+
 PRINT_CSS = """
 @page { size: A4; margin: 18mm 16mm 20mm 16mm; }
 html, body { background: white !important; }
@@ -147,6 +151,7 @@ def printable_copy(page: Path) -> Path:
     """Write `print.html` beside the single page, with the explorers' scripts switched off."""
     source = page.read_text(encoding="utf-8")
     printable, count = EXPLORER_SCRIPT.subn(r'\1<script type="text/plain">', source)
+    printable = PAGE_SCRIPT.sub("", printable)
     # The single page sits in book/ but names its assets as if it were at the top
     # (`_static/`, `_images/`), so the printed copy goes there.
     target = (
