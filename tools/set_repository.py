@@ -21,8 +21,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GITHUB_URL = re.compile(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 BRANCH_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*")
-# The bootstrap cell: %pip install --quiet "git+{REPO}@BRANCH" (quotes escaped in JSON).
-BOOTSTRAP_BRANCH = re.compile(r'(git\+\{REPO\}@)([A-Za-z0-9_./-]+?)(\\?")')
 CONFIG_BRANCH = re.compile(r"^(  branch: )(\S+)$", flags=re.MULTILINE)
 
 
@@ -75,7 +73,10 @@ def rewrite(url: str, branch: str | None = None, root: Path = ROOT) -> list[Path
             # The clone command's folder: `cd NAME` after `git clone URL`.
             new = re.sub(rf"^cd {re.escape(old_name)}$", f"cd {new_name}", new, flags=re.M)
         if branch is not None and branch != old_branch:
-            new = BOOTSTRAP_BRANCH.sub(rf"\g<1>{branch}\g<3>", new)
+            # The bootstrap cell: %pip install --quiet "git+{REPO}@<branch>" (quotes
+            # escaped in JSON); only the current branch is replaced.
+            bootstrap = rf'(git\+\{{REPO\}}@){re.escape(old_branch)}(\\?")'
+            new = re.sub(bootstrap, rf"\g<1>{branch}\g<2>", new)
             if path.name == "_config.yml":
                 new = CONFIG_BRANCH.sub(rf"\g<1>{branch}", new)
         if new != text:
