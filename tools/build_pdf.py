@@ -68,6 +68,8 @@ h1, h2, h3, h4 { break-after: avoid; }
 table { font-size: 8.5pt; }
 mjx-container[display="true"] { overflow: visible !important; }
 section.pdf-chapter { break-before: page; }
+section.pdf-chapter > h1, section.pdf-chapter > h2 { display: block !important;
+  visibility: visible !important; }
 #pdf-title { break-after: page; display: flex; flex-direction: column;
   justify-content: center; min-height: 240mm; text-align: center; }
 #pdf-title p { font-size: 13pt; margin: 2mm 0; }
