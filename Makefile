@@ -21,7 +21,7 @@ TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help book test colab-check execute lint serve lab notebooks clean
+.PHONY: help book test colab-check execute lint serve lab notebooks clean pdf compat repository
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -71,6 +71,19 @@ serve: book  ## serve the built book on http://127.0.0.1:8000
 lab: $(STAMP) notebooks  ## open the chapters (reader notebooks) in JupyterLab, with .venv as the kernel
 	$(BIN)/jupyter lab --ContentsManager.preferred_dir=$(LAB_DIR) \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+# One page with the whole book, printed by Debian's chromium once MathJax has typeset it.
+pdf: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## the whole book as one PDF in _build/pdf (needs chromium)
+	$(BIN)/jupyter-book build . --builder singlehtml -nW --keep-going
+	$(BIN)/python tools/build_pdf.py
+	CHECK_PDF=1 $(BIN)/python -m pytest -q tests/test_pdf.py
+
+compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
+	$(BIN)/python tools/compat.py
+
+repository:  ## point the book at a fork: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]
+	@test -n "$(URL)" || { echo "usage: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]"; exit 2; }
+	$(PYTHON) tools/set_repository.py "$(URL)" $(if $(BRANCH),--branch "$(BRANCH)")
 
 clean:  ## remove the built book (keeps .venv)
 	rm -rf _build .mathjax

@@ -1,0 +1,98 @@
+"""The printed book (`make pdf` runs this after printing; skipped where no PDF is built).
+
+The PDF must hold the whole book: every chapter's title, enough pages, and formulas that
+MathJax typeset (no raw TeX left). The helpers of the printing and compat tools are
+checked here too, since they run outside `make test`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import build_pdf  # noqa: E402
+import compat  # noqa: E402
+
+PDF = ROOT / "_build" / "pdf" / build_pdf.PDF_NAME
+CHAPTERS = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+# MathJax leaves untypeset math between its delimiters, or as bare commands.
+RAW_TEX = re.compile(r"\\(frac|sqrt|mathrm|top|operatorname|left|right|begin|cdot|in)\b")
+DELIMITERS = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$")
+CODE = re.compile(r"""\br["']""")  # a raw string: Matplotlib's labels in code cells hold TeX
+
+
+def _title(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    first = "".join(next(c for c in cells if c["cell_type"] == "markdown")["source"])
+    return first.splitlines()[0].removeprefix("# ").strip()
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    # A PDF left from an earlier `make pdf` may predate the chapters: only `make pdf`,
+    # right after printing, reads it.
+    if os.environ.get("CHECK_PDF") != "1" or not PDF.exists():
+        pytest.skip("the PDF is checked by `make pdf`, right after it is printed")
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext is missing (apt-get install poppler-utils)")
+    return subprocess.run(
+        ["pdftotext", "-layout", str(PDF), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_the_pdf_has_the_whole_book(text):
+    pages = text.count("\f")
+    assert pages >= 80, f"only {pages} pages"
+    flat = " ".join(text.split())
+    for chapter in CHAPTERS:
+        assert _title(chapter) in flat, f"{chapter.name}'s title is not in the PDF"
+    for back_matter in ("Contents", "Explorer", "Cheat sheet", "Glossary", "References"):
+        assert back_matter in flat
+
+
+def test_the_pdf_holds_typeset_math_not_raw_tex(text):
+    lines = text.splitlines()
+    assert [line for line in lines if DELIMITERS.search(line)] == []
+    prose = [line for line in lines if RAW_TEX.search(line) and not CODE.search(line)]
+    assert prose == [], f"raw TeX in the PDF: {prose[:5]}"
+
+
+def test_the_explorer_prints_its_static_weights_table(text):
+    assert "A static view: where JavaScript runs" in " ".join(text.split())
+
+
+def test_the_printed_copy_switches_off_only_the_explorers_scripts():
+    page = (
+        '<p>x</p><script>keep()</script><div class="attn-explorer">'
+        '<script type="application/json" data-explorer-data="">{"a":1}</script>'
+        "<script>explorer()</script></div>"
+    )
+    switched = build_pdf.EXPLORER_SCRIPT.sub(r'\1<script type="text/plain">', page)
+    assert "<script>keep()</script>" in switched
+    assert '<script type="text/plain">explorer()</script>' in switched
+
+
+def test_compat_pins_exactly_the_lower_bounds_in_pyproject(tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        '[project]\ndependencies = ["numpy>=1.24", "torch>=2.1.2"]\n', encoding="utf-8"
+    )
+    assert compat.lower_bounds(pyproject) == ["numpy==1.24", "torch==2.1.2"]
+    pyproject.write_text('[project]\ndependencies = ["numpy>=1.24,<3"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="not a plain lower bound"):
+        compat.lower_bounds(pyproject)
+
+
+def test_compat_runs_the_tests_of_lessons_and_not_the_books_toolchain_tests():
+    chosen = {p.name for p in compat.lessons_tests()}
+    assert {"test_attention.py", "test_masks.py", "test_multihead.py"} <= chosen
+    assert not chosen & {"test_notebooks.py", "test_explorer_browser.py", "test_colab_like.py"}

@@ -1,0 +1,279 @@
+"""Print the whole book as one PDF, offline (behind `make pdf`).
+
+`make pdf` first builds the book as a single HTML page (`--builder singlehtml`). This
+script opens that page in Debian's chromium through selenium, with every other host
+unreachable, waits until MathJax has typeset every formula and every image has loaded,
+lays the page out for paper (a title page, a table of contents, each chapter on a new
+page, the sidebars hidden, wide code wrapped, solutions open) and prints it with the
+DevTools command `Page.printToPDF`. Interactive widgets print their static fallback:
+their scripts are switched off in the copy of the page that is printed.
+
+Usage: python tools/build_pdf.py [--html _build/singlehtml] [--out _build/pdf]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PDF_NAME = "self-attention-step-by-step.pdf"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
+)
+
+# The explorer (lessons.explorer) ships its static weights table inside its own root and
+# removes it when its script runs; the printed copy keeps that table by not running it.
+EXPLORER_SCRIPT = re.compile(r'(data-explorer-data="">.*?</script>)<script>', flags=re.DOTALL)
+
+# Paper needs none of the theme's scripts (search, icons, copy buttons, toggles), only
+# MathJax: leaving them out makes the long page load and print faster.
+PAGE_SCRIPT = re.compile(r'<script\b[^>]*\bsrc="(?![^"]*mathjax)[^"]*"[^>]*>\s*</script>')
+
+PRINT_CSS = """
+@page { size: A4; margin: 18mm 16mm 20mm 16mm; }
+html, body { background: white !important; }
+.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article,
+.header-article-items, .bd-footer, .bd-footer-article, .bd-footer-content, .prev-next-area,
+#pst-back-to-top, #jb-print-docs-body, .onlyprint, .skip-link, .search-button-field, .theme-switch-button,
+.headerlink, .copybtn, #pst-skip-link, .pst-async-banner-revealer,
+.bd-search, .sidebar-toggle, label.overlay { display: none !important; }
+.bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
+.bd-page-width, .bd-article { max-width: none !important; width: auto !important;
+  padding: 0 !important; margin: 0 !important; display: block !important;
+  overflow: visible !important; }
+body { font-size: 10.5pt; }
+pre, pre code { white-space: pre-wrap !important; word-break: break-word; font-size: 8.5pt; }
+div.highlight, div.cell, div.output, figure, img, table, .admonition { break-inside: avoid; }
+h1, h2, h3, h4 { break-after: avoid; }
+.pst-scrollable-table-container, .table-wrapper, .ax-scroll, .output,
+.cell_output { overflow: visible !important; max-height: none !important; }
+table { font-size: 8.5pt; }
+mjx-container[display="true"] { overflow: visible !important; }
+section.pdf-chapter { break-before: page; }
+section.pdf-chapter > h1, section.pdf-chapter > h2 { display: block !important;
+  visibility: visible !important; }
+#pdf-title { break-after: page; display: flex; flex-direction: column;
+  justify-content: center; min-height: 240mm; text-align: center; }
+#pdf-title p { font-size: 13pt; margin: 2mm 0; }
+#pdf-title p.pdf-book { font-size: 30pt; font-weight: bold; margin-bottom: 12mm; }
+#pdf-toc { break-after: page; }
+#pdf-toc ol { list-style: none; padding-left: 0; }
+#pdf-toc li { margin: 1.5mm 0; font-size: 11.5pt; }
+#pdf-toc li.pdf-part { margin-top: 5mm; font-weight: bold; }
+#pdf-toc a { color: inherit; text-decoration: none; }
+"""
+
+# Runs in the page once MathJax is done: title page, contents, one chapter per page.
+LAYOUT_JS = """
+const [title, author, year, css] = arguments;
+const style = document.createElement("style");
+style.textContent = css;
+document.head.appendChild(style);
+document.querySelectorAll("details").forEach((d) => { d.open = true; });
+const main = document.querySelector("article.bd-article") || document.querySelector("main");
+// The root document's section, then each document's: a <span id="document-NAME">
+// followed by its <section>.
+const starts = [main.querySelector("section")];
+main.querySelectorAll('span[id^="document-"]').forEach((span) => {
+  const next = span.nextElementSibling;
+  if (next && next.tagName === "SECTION") starts.push(next);
+});
+const chapters = [];
+for (const section of starts) {
+  if (section.classList.contains("pdf-chapter")) continue;
+  section.classList.add("pdf-chapter");
+  const heading = section.querySelector("h1, h2").cloneNode(true);
+  heading.querySelectorAll(".headerlink").forEach((a) => a.remove());
+  chapters.push({id: section.id, title: heading.textContent.trim()});
+}
+const cover = document.createElement("section");
+cover.id = "pdf-title";
+cover.innerHTML = "<p class='pdf-book'></p><p class='pdf-author'></p><p class='pdf-year'></p>";
+cover.querySelector(".pdf-book").textContent = title;
+cover.querySelector(".pdf-author").textContent = author;
+cover.querySelector(".pdf-year").textContent = year;
+const toc = document.createElement("nav");
+toc.id = "pdf-toc";
+toc.innerHTML = "<h2>Contents</h2><ol></ol>";
+for (const chapter of chapters) {
+  const li = document.createElement("li");
+  const a = document.createElement("a");
+  a.href = "#" + chapter.id;
+  a.textContent = chapter.title;
+  li.appendChild(a);
+  toc.querySelector("ol").appendChild(li);
+}
+main.prepend(cover, toc);
+return chapters.map((c) => c.title);
+"""
+
+WAIT_JS = """
+const done = arguments[arguments.length - 1];
+const started = Date.now();
+function whenLoaded() {
+  // MathJax loads asynchronously: until then window.MathJax is only its configuration.
+  if (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
+    if (Date.now() - started > 60000) return done("MathJax never loaded");
+    return setTimeout(whenLoaded, 100);
+  }
+  const images = Array.from(document.images).map((img) => img.decode().catch(() => null));
+  Promise.all([MathJax.startup.promise, ...images, document.fonts.ready])
+    .then(() => done("typeset"))
+    .catch((error) => done("error: " + error));
+}
+whenLoaded();
+"""
+
+
+def single_page(html_dir: Path) -> Path:
+    """The page that holds the whole book: the root document of `_toc.yml`."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return html_dir / f"{toc['root']}.html"
+
+
+def printable_copy(page: Path) -> Path:
+    """Write `print.html` beside the single page, with the explorers' scripts switched off."""
+    source = page.read_text(encoding="utf-8")
+    printable, count = EXPLORER_SCRIPT.subn(r'\1<script type="text/plain">', source)
+    printable = PAGE_SCRIPT.sub("", printable)
+    # The single page sits in book/ but names its assets as if it were at the top
+    # (`_static/`, `_images/`), so the printed copy goes there.
+    target = (
+        page.parent.parent / "print.html"
+        if page.parent.name == "book"
+        else page.parent / "print.html"
+    )
+    target.write_text(printable, encoding="utf-8")
+    print(f"{count} interactive explorer(s) will print their static table")
+    return target
+
+
+def browser():
+    """Debian's chromium through selenium; nothing is downloaded."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    # Debian's chromium here; GitHub's Ubuntu runners ship Google Chrome and its driver.
+    chromium = next(
+        (
+            found
+            for name in (CHROMIUM, "chromium", "google-chrome")
+            if (found := shutil.which(name))
+        ),
+        None,
+    )
+    driver = shutil.which(CHROMEDRIVER) or shutil.which("chromedriver")
+    if driver is None and os.environ.get("CHROMEWEBDRIVER"):
+        driver = shutil.which("chromedriver", path=os.environ["CHROMEWEBDRIVER"])
+    if not chromium or not driver:
+        sys.exit(
+            "make pdf needs chromium and chromedriver (apt-get install chromium chromium-driver)"
+        )
+    options = Options()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.binary_location = chromium
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def _cpu(driver) -> float:
+    """CPU seconds the browser's processes used so far (the machine may be shared)."""
+    try:
+        import psutil
+
+        root = psutil.Process(driver.service.process.pid)
+        processes = [root, *root.children(recursive=True)]
+        return sum(sum(p.cpu_times()[:2]) for p in processes if p.is_running())
+    except Exception:  # psutil missing or a process gone: the timing is only informative
+        return float("nan")
+
+
+def print_pdf(page: Path, config: dict) -> tuple[bytes, list[str]]:
+    driver = browser()
+    try:
+        driver.set_script_timeout(120)
+        clock = time.perf_counter()
+        driver.get(page.as_uri())
+        print(f"  page loaded in {time.perf_counter() - clock:.1f} s", flush=True)
+        state = driver.execute_async_script(WAIT_JS)
+        print(f"  math typeset in {time.perf_counter() - clock:.1f} s", flush=True)
+        if state != "typeset":
+            raise SystemExit(f"the page did not typeset its math: {state}")
+        leftover = driver.execute_script(
+            "return document.querySelectorAll('mjx-merror, .MathJax_Error').length"
+        )
+        if leftover:
+            raise SystemExit(f"MathJax reported {leftover} error(s) in the book's formulas")
+        chapters = driver.execute_script(
+            LAYOUT_JS,
+            config["title"],
+            config.get("author", ""),
+            str(config.get("copyright", "")),
+            PRINT_CSS,
+        )
+        footer = (
+            '<div style="font-size:8pt;width:100%;text-align:center;color:#555">'
+            '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+        )
+        print(f"  laid out in {time.perf_counter() - clock:.1f} s", flush=True)
+        result = driver.execute_cdp_cmd(
+            "Page.printToPDF",
+            {
+                "printBackground": True,
+                "preferCSSPageSize": True,
+                "displayHeaderFooter": True,
+                "headerTemplate": "<div></div>",
+                "footerTemplate": footer,
+                "generateDocumentOutline": True,
+            },
+        )
+        print(f"  printed in {time.perf_counter() - clock:.1f} s ({_cpu(driver):.0f} s of CPU)")
+        return base64.b64decode(result["data"]), chapters
+    finally:
+        driver.quit()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--html", type=Path, default=ROOT / "_build" / "singlehtml")
+    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf")
+    args = parser.parse_args(argv)
+    page = single_page(args.html)
+    if not page.exists():
+        sys.exit(f"{page} is missing: build it with `make pdf`")
+    start = time.perf_counter()
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    data, chapters = print_pdf(printable_copy(page), config)
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / PDF_NAME
+    target.write_bytes(data)
+    print(f"{len(chapters)} chapters and pages printed in {time.perf_counter() - start:.1f} s")
+    # The landing page links to the PDF beside the HTML book.
+    html_book = ROOT / "_build" / "html"
+    if html_book.is_dir():
+        shutil.copy(target, html_book / PDF_NAME)
+    print(f"The PDF is at {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
