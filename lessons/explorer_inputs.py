@@ -12,11 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_numpy, positive_int
+from ._validate import float_input, positive_int
 from .explorer_page import number
 from .multihead import split_heads
 
-__all__ = ["embeddings", "float_array", "heads_from", "rounded", "tokens_from"]
+__all__ = ["MAX_TOKENS", "embeddings", "float_array", "heads_from", "rounded", "tokens_from"]
+
+#: The most tokens the explorer shows: an n x n matrix of weights stays readable at the
+#: book's width up to here (and the page stays small: its size grows like n^2).
+MAX_TOKENS = 32
 
 
 def heads_from(
@@ -95,6 +99,12 @@ def tokens_from(tokens: Any) -> tuple[str, ...]:
         ) from None
     if not items:
         raise ValueError("tokens must hold at least one token")
+    if len(items) > MAX_TOKENS:
+        raise ValueError(
+            f"tokens: the explorer shows at most {MAX_TOKENS} tokens readably; got "
+            f"{len(items)}. Explore a slice of the sequence (tokens[:{MAX_TOKENS}] and "
+            f"the same rows of Q, K and V)"
+        )
     for i, item in enumerate(items):
         if not isinstance(item, str | int) or isinstance(item, bool):
             raise ValueError(
@@ -106,13 +116,7 @@ def tokens_from(tokens: Any) -> tuple[str, ...]:
 
 def float_array(name: str, a: Any, ndims: tuple[int, ...]) -> np.ndarray:
     """``a`` as a float64 array with one of ``ndims`` dimensions, non-empty and finite."""
-    try:
-        array = as_numpy(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be a rectangular array of numbers; got a ragged or non-numeric "
-            f"{type(a).__name__}"
-        ) from None
+    array = float_input(name, a, allow_empty=True)
     if array.ndim not in ndims:
         wanted = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{name} must be {wanted}; got shape {tuple(array.shape)}")
