@@ -42,13 +42,13 @@ __all__ = [
     "float_input",
     "float_tensor",
     "id_tensor",
-    "require_tensor",
     "broadcast",
     "check_ndim",
     "check_qkv_shapes",
     "check_task_targets",
     "finite_number",
     "generator",
+    "human_bytes",
     "is_tensor",
     "positive_int",
 ]
@@ -75,9 +75,9 @@ def human_bytes(num_bytes: float) -> str:
     """Bytes as a short string in B, KiB, MiB, GiB or TiB (powers of 1024)."""
     for unit in ("B", "KiB", "MiB", "GiB"):
         if num_bytes < 1024:
-            return f"{num_bytes:.3g} {unit}"
+            return f"{num_bytes:g} {unit}"
         num_bytes /= 1024
-    return f"{num_bytes:.3g} TiB"
+    return f"{num_bytes:g} TiB"
 
 
 def check_budget(name: str, n_bytes: float) -> None:
@@ -137,6 +137,8 @@ def float_input(
 ) -> np.ndarray:
     """``value`` (number, nested list, array or tensor) as a finite real NumPy array of ``dtype``.
 
+    With ``dtype=None`` the array keeps its own (real) dtype: integers stay integers.
+
     Raises:
         TypeError: naming ``name``, for complex, text or other non-numeric input.
         ValueError: naming ``name``, for ragged lists, an empty array (unless
@@ -157,7 +159,7 @@ def float_input(
         raise (ValueError if shape else InputTypeError)(
             f"{name} must be a rectangular array of real numbers; got {shape or _kind(value)}"
         )
-    array = array.astype(dtype, copy=False)
+    array = array if dtype is None else array.astype(dtype, copy=False)
     if array.size == 0 and not allow_empty:
         raise ValueError(
             f"{name} is empty (shape {list(array.shape)}); every dimension must be >= 1"
@@ -174,16 +176,6 @@ def float_input(
             f"index {where}; only {allowed} are allowed"
         )
     return array
-
-
-def require_tensor(name: str, value: Any, wanted: str) -> torch.Tensor:
-    """``value`` if it is a torch tensor, else a ``TypeError`` saying what to pass."""
-    if not is_tensor(value):
-        raise InputTypeError(
-            f"{name} must be a torch tensor {wanted}; got {_kind(value)}. "
-            f"Pass torch.as_tensor({name}, dtype=torch.float32)"
-        )
-    return value
 
 
 def float_tensor(name: str, value: Any, dtype: torch.dtype | None = None) -> torch.Tensor:

@@ -70,6 +70,10 @@ class TransformerBlock(nn.Module):
         Raises:
             ValueError: if ``layer`` does not use ReLU, which this block hard-codes.
         """
+        if not isinstance(layer, nn.TransformerEncoderLayer):
+            raise ValueError(
+                f"layer must be an nn.TransformerEncoderLayer; got {type(layer).__name__}"
+            )
         if layer.activation_relu_or_gelu != 1:
             raise ValueError("TransformerBlock.from_torch needs a layer with activation='relu'")
         d_model, d_ff = layer.linear1.in_features, layer.linear1.out_features

@@ -90,6 +90,10 @@ def glue(
     Returns:
         The value as glued (rounded for floats), so ``x = glue("x", f())`` works.
     """
+    if not isinstance(name, str) or not name or any(c.isspace() or c in "`:" for c in name):
+        raise ValueError(
+            f"name must be a glue name like 'n_tokens' (no spaces, ` or :); got {name!r}"
+        )
     if isinstance(value, bool | np.bool_):
         value = bool(value)
     elif isinstance(value, Integral):

@@ -78,6 +78,8 @@ def embeddings(X: Any, features: Any, n: int) -> tuple[np.ndarray | None, tuple[
         )
     if features is None:
         return rounded(X_array), None
+    if isinstance(features, str) or not hasattr(features, "__iter__"):
+        raise ValueError(f"features must be a list of names, one per column of X; got {features!r}")
     names = tuple(str(f) for f in features)
     if len(names) != X_array.shape[1]:
         raise ValueError(

@@ -36,7 +36,7 @@ def split_heads(X: Any, num_heads: int) -> Any:
             ``num_heads`` is not a positive integer that divides ``d_model``.
         TypeError: if ``X`` is complex or not numbers.
     """
-    X = float_tensor("X", X) if is_tensor(X) else float_input("X", X)
+    X = _reshape_input(X)
     if X.ndim != 3:
         raise ValueError(f"split_heads expects [B, n, d_model]; got shape {tuple(X.shape)}")
     B, n, d_model = X.shape
@@ -57,13 +57,21 @@ def merge_heads(X: Any) -> Any:
         ValueError: if ``X`` is not 4-D, is empty, or holds NaN or inf.
         TypeError: if ``X`` is complex or not numbers.
     """
-    X = float_tensor("X", X) if is_tensor(X) else float_input("X", X)
+    X = _reshape_input(X)
     if X.ndim != 4:
         raise ValueError(f"merge_heads expects [B, h, n, d_k]; got shape {tuple(X.shape)}")
     B, h, n, d_k = X.shape
     if not is_tensor(X):
         return X.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)  # [B, n, d_model]
     return X.transpose(1, 2).reshape(B, n, h * d_k)  # [B, n, d_model]
+
+
+def _reshape_input(X: Any) -> Any:
+    """``X`` checked (real, finite, not empty), dtype kept: a reshape needs no floats."""
+    if is_tensor(X) and X.dtype.is_floating_point:
+        return float_tensor("X", X)
+    array = float_input("X", X, dtype=None)  # [...]
+    return X if is_tensor(X) else array
 
 
 def _check_heads(d_model: int, num_heads: int) -> None:
@@ -157,6 +165,8 @@ class MultiHeadAttention(nn.Module):
                 or biases on keys and values (``add_bias_kv``), which this module
                 does not model.
         """
+        if not isinstance(mha, nn.MultiheadAttention):
+            raise ValueError(f"mha must be an nn.MultiheadAttention; got {type(mha).__name__}")
         if not mha._qkv_same_embed_dim or mha.bias_k is not None:
             raise ValueError(
                 "only nn.MultiheadAttention with kdim = vdim = embed_dim and no add_bias_kv"

@@ -87,6 +87,8 @@ def split_qkv(QKV: Any) -> tuple[Any, Any, Any]:
             empty or holds NaN or inf.
     """
     (QKV,) = _operands(QKV=QKV)
+    if QKV.ndim < 1:
+        raise ValueError(f"QKV must have shape [..., n, 3 d_k]; got a scalar {QKV!r}")
     width = tuple(QKV.shape)[-1]
     if width % 3:
         raise ValueError(

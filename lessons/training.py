@@ -212,6 +212,8 @@ def train(
     positive_int("steps", steps)
     finite_number("lr", lr, positive=True)
     positive_int("batch_size", batch_size, allow_none=True)
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be a function callback(step, model); got {callback!r}")
     g = generator(seed)
     params = [p for p in model.parameters() if p.requires_grad]
     adam = _Adam(params, lr)
@@ -226,21 +228,18 @@ def train(
             else:
                 rows = torch.randperm(len(inputs), generator=g)[:batch_size]  # [batch]
                 batch_x, batch_y = inputs[rows], targets[rows]
-            try:
+            try:  # a too large lr shows as a NaN, inf or overflow somewhere in the model
                 loss = _loss(model(batch_x)[0], batch_y)
+                adam.step(torch.autograd.grad(loss, params))
+                if not all(bool(torch.isfinite(p).all()) for p in params):
+                    raise ValueError("a parameter became NaN or inf")
             except ValueError as error:
                 if not adam.t:
                     raise
                 raise ValueError(
-                    f"after {adam.t} steps with lr={lr} the model broke down ({error}): "
-                    "lr is too large; try a smaller lr (0.01 is the default)"
+                    f"lr={lr} is too large: after {adam.t} steps the model broke down "
+                    f"({error}); try a smaller lr (0.01 is the default)"
                 ) from None
-            adam.step(torch.autograd.grad(loss, params))
-            if not all(bool(torch.isfinite(p).all()) for p in params):
-                raise ValueError(
-                    f"step {len(losses) + 1} made the parameters NaN or inf: lr={lr} is too "
-                    "large; try a smaller lr (0.01 is the default)"
-                )
             losses.append(loss.item())
             if callback is not None:
                 model.eval()

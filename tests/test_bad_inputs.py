@@ -410,3 +410,36 @@ def test_glued_strings_are_text_unless_markdown_is_asked_for(text, shown):
     assert glued == text and repr(glued) == text
     assert glued._repr_markdown_() == shown
     assert lessons.glue("s", text, markdown=True)._repr_markdown_() == text
+
+
+# ------------------------------------------------------------- the rest of the API
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda: lessons.word_vectors(5), "words"),
+        (lambda: lessons.word_vectors(["bank", 3]), "words"),
+        (lambda: lessons.MultiHeadAttention.from_torch(torch.nn.Linear(2, 2)), "mha"),
+        (lambda: lessons.TransformerBlock.from_torch(torch.nn.Linear(2, 2)), "layer"),
+        (lambda: lessons.split_qkv(np.float64(3.0)), "QKV"),
+        (lambda: lessons.glue("two words", 1), "name"),
+        (lambda: lessons.glue(3, 1), "name"),
+        (lambda: lessons.explorer("a b", np.eye(2), np.eye(2), np.eye(2)).compute(temperature=0), "temperature"),
+        (lambda: lessons.explorer("a b", np.eye(2), np.eye(2), np.eye(2), X=np.eye(2), features=5), "features"),
+        (lambda: lessons.train(_model(), [[0, 1, 2, 3]], [1], steps=1, callback=5), "callback"),
+        (lambda: lessons.position_task(4, target_positions=4), "target_positions"),
+        (lambda: lessons.position_task(4, target_positions=(True,)), "target positions"),
+        (lambda: lessons.additive_mask(np.ones(2, bool), fill=float("nan")), "fill"),
+        (lambda: lessons.additive_mask(np.ones(2, bool), fill="-1"), "fill"),
+        (lambda: lessons.padding_mask([], 3), "lengths"),
+        (lambda: lessons.padding_mask([1.5], 3), "lengths"),
+        (lambda: lessons.combine_masks([[True], [True, False]]), "mask 0"),
+        (lambda: lessons.attention(np.eye(2), np.eye(2), np.eye(2), mask=[[True], [True, False]]), "mask"),
+        (lambda: lessons.softmax([1.0, 2.0], axis=1.0), "axis"),
+        (lambda: lessons.position_labels([[0.5, 1.0]], (1,)), "tokens"),
+        (lambda: lessons.AttentionModel(4, 3, 2, dtype=torch.long), "dtype"),
+    ],
+)  # fmt: skip
+def test_every_other_public_function_names_what_is_wrong(call, argument):
+    _raises_naming(call, argument)
