@@ -16,11 +16,22 @@ from ._validate import float_input, positive_int
 from .explorer_page import number
 from .multihead import split_heads
 
-__all__ = ["MAX_TOKENS", "embeddings", "float_array", "heads_from", "rounded", "tokens_from"]
+__all__ = [
+    "MAX_NUMBERS",
+    "MAX_TOKENS",
+    "embeddings",
+    "float_array",
+    "heads_from",
+    "rounded",
+    "tokens_from",
+]
 
 #: The most tokens the explorer shows: an n x n matrix of weights stays readable at the
 #: book's width up to here (and the page stays small: its size grows like n^2).
 MAX_TOKENS = 32
+
+#: The most numbers the page embeds (Q, K, V and X together), about 1.5 MB of HTML.
+MAX_NUMBERS = 65_536
 
 
 def heads_from(
@@ -62,6 +73,12 @@ def heads_from(
                 f"one row per token: there are {n} tokens, but {name} has {a.shape[1]} rows "
                 f"({shapes})"
             )
+    total = Q.size + K.size + V.size
+    if total > MAX_NUMBERS:
+        raise ValueError(
+            f"Q, K and V hold {total} numbers together; the explorer's page embeds at most "
+            f"{MAX_NUMBERS}: use fewer heads or narrower Q, K, V ({shapes})"
+        )
     return rounded(Q), rounded(K), rounded(V), split
 
 
@@ -75,6 +92,11 @@ def embeddings(X: Any, features: Any, n: int) -> tuple[np.ndarray | None, tuple[
     if X_array.shape[0] != n:
         raise ValueError(
             f"one row of X per token: there are {n} tokens, but X has shape {tuple(X_array.shape)}"
+        )
+    if X_array.size > MAX_NUMBERS:
+        raise ValueError(
+            f"X holds {X_array.size} numbers; the explorer's page embeds at most {MAX_NUMBERS}: "
+            f"use fewer columns (X has shape {tuple(X_array.shape)})"
         )
     if features is None:
         return rounded(X_array), None

@@ -443,3 +443,24 @@ def test_glued_strings_are_text_unless_markdown_is_asked_for(text, shown):
 )  # fmt: skip
 def test_every_other_public_function_names_what_is_wrong(call, argument):
     _raises_naming(call, argument)
+
+
+def test_the_explorer_refuses_inputs_too_wide_for_its_page():
+    wide = np.ones((2, 40_000))  # [n, d_k]: 240,000 numbers in Q, K and V
+    _raises_naming(lambda: lessons.explorer("a b", wide, wide, wide), "Q, K and V")
+    _raises_naming(
+        lambda: lessons.explorer("a b", np.eye(2), np.eye(2), np.eye(2), X=np.ones((2, 70_000))),
+        "X",
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_0 *<>&$`[]()!~|{}#\\:.-+=")), max_size=16))
+def test_a_glued_string_renders_as_the_same_text(text):
+    markdown_it = pytest.importorskip("markdown_it")
+    dollarmath = pytest.importorskip("mdit_py_plugins.dollarmath")
+    import html
+
+    md = markdown_it.MarkdownIt("commonmark").use(dollarmath.dollarmath_plugin)
+    shown = md.renderInline(lessons.glue("s", text)._repr_markdown_())
+    assert html.unescape(shown) == text
