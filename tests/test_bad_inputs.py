@@ -96,7 +96,7 @@ def test_attention_budget_counts_the_weights():
 
 
 def test_the_budget_is_one_stated_constant():
-    assert _validate.MEMORY_BUDGET == lessons._validate.MEMORY_BUDGET == 2**30
+    assert _validate.MEMORY_BUDGET == lessons.MEMORY_BUDGET == 2**30
     _validate.check_budget("x is", _validate.MEMORY_BUDGET)  # exactly at the budget: fine
     with pytest.raises(ValueError, match="x is too large: one array would need 1 GiB"):
         _validate.check_budget("x is", _validate.MEMORY_BUDGET + 1)
@@ -464,3 +464,18 @@ def test_a_glued_string_renders_as_the_same_text(text):
     md = markdown_it.MarkdownIt("commonmark").use(dollarmath.dollarmath_plugin)
     shown = md.renderInline(lessons.glue("s", text)._repr_markdown_())
     assert html.unescape(shown) == text
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda: lessons.check_soft_lookup(1.0, [1.0, np.nan], np.eye(2), np.eye(2)), "query"),
+        (lambda: lessons.check_dot_product(1.0, [1, 2], [1, 2, 3]), "a and b"),
+        (lambda: lessons.check_score_matrix(None, [[1, 2], [3]], np.eye(2)), "Q"),
+        (lambda: lessons.check_projection(None, np.eye(2), np.eye(3)), "W"),
+        (lambda: lessons.check_attention(None, np.eye(2), np.eye(3), np.eye(2)), "d_k"),
+        (lambda: lessons.check_attention_weights(None, np.eye(2) * 1j, np.eye(2)), "Q"),
+    ],
+)
+def test_a_check_given_bad_exercise_inputs_names_them(call, argument):
+    _raises_naming(call, argument)

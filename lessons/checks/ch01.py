@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import float_input
 from ..softmax import softmax
 from .verdict import (
     Verdict,
@@ -29,9 +30,9 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
     """
     if is_missing(answer):
         return unanswered("the weighted average of the values, one vector")
-    query = np.asarray(query, dtype=float)
-    keys = np.asarray(keys, dtype=float)
-    values = np.asarray(values, dtype=float)
+    query = float_input("query", query)  # [d]
+    keys = float_input("keys", keys)  # [n, d]
+    values = float_input("values", values)  # [n, d_v]
     scores = keys @ query  # [n]
     weights = softmax(scores)  # [n]
     expected = weights @ values  # [d_v]
