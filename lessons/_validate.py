@@ -37,6 +37,7 @@ import torch
 __all__ = [
     "MEMORY_BUDGET",
     "InputTypeError",
+    "all_finite",
     "as_numpy",
     "check_budget",
     "float_input",
@@ -118,6 +119,11 @@ def finite_number(name: str, value: Any, *, positive: bool = False) -> float:
     raise ValueError(f"{name} must be {wanted}; got {value!r}")
 
 
+def all_finite(t: torch.Tensor) -> bool:
+    """True when a floating tensor holds no NaN or inf (fast: one sum, exact check if it is not finite)."""
+    return math.isfinite(t.detach().sum().item()) or bool(torch.isfinite(t).all())
+
+
 def _kind(value: Any) -> str:
     """What ``value`` is, in a few words, for a message."""
     if is_tensor(value):
@@ -195,7 +201,7 @@ def float_tensor(name: str, value: Any, dtype: torch.dtype | None = None) -> tor
                 f"{name} has dtype {value.dtype} where {dtype} is needed (the dtype of "
                 f"the module or of the other inputs): pass {name}.to({dtype})"
             )
-        if value.numel() == 0 or not torch.isfinite(value).all():
+        if value.numel() == 0 or not all_finite(value):
             float_input(name, value.detach().double())  # raises, naming what is wrong
         return value
     target = dtype or torch.get_default_dtype()

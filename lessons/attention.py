@@ -16,6 +16,7 @@ import torch
 
 from ._validate import (
     InputTypeError,
+    all_finite,
     as_numpy,
     broadcast,
     check_budget,
@@ -83,7 +84,7 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
 
     if use_torch:
         scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
-        finite = bool(torch.isfinite(scores).all())
+        finite = all_finite(scores)
     else:
         with np.errstate(over="ignore", invalid="ignore"):
             scores = Q @ np.swapaxes(K, -2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
@@ -128,7 +129,7 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
                 )
             if a.is_complex():
                 raise InputTypeError(f"{name} must hold real numbers; got dtype {a.dtype}")
-            if not torch.isfinite(a).all():
+            if not all_finite(a):
                 raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
         return True
     if any(tensors):

@@ -231,7 +231,7 @@ def train(
             try:  # a too large lr shows as a NaN, inf or overflow somewhere in the model
                 loss = _loss(model(batch_x)[0], batch_y)
                 adam.step(torch.autograd.grad(loss, params))
-                if not all(bool(torch.isfinite(p).all()) for p in params):
+                if len(losses) + 1 == steps and not all(torch.isfinite(p).all() for p in params):
                     raise ValueError("a parameter became NaN or inf")
             except ValueError as error:
                 if not adam.t:
