@@ -479,3 +479,17 @@ def test_a_glued_string_renders_as_the_same_text(text):
 )
 def test_a_check_given_bad_exercise_inputs_names_them(call, argument):
     _raises_naming(call, argument)
+
+
+def test_chapter_11_checks_take_lists_and_name_a_bad_position():
+    tokens, labels = lessons.position_task(
+        30, n_tokens=4, vocab_size=8, target_positions=(2,), target_value=3
+    )
+    model = lessons.hand_built_position_model(4, 8, (2,), 3)
+    verdict = lessons.check_blocked_accuracy(0.25, model, tokens.tolist(), labels.tolist(), 2)
+    assert not verdict and verdict.message.startswith("✘")
+    _raises_naming(
+        lambda: lessons.check_blocked_accuracy(0.5, model, tokens, labels, 9), "position"
+    )
+    row = lessons.check_cls_row(None, model, tokens[:1].tolist())
+    assert not row.answered
