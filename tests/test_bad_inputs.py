@@ -63,6 +63,7 @@ def test_a_size_is_an_integer_of_at_least_one(argument, call, bad):
     _raises_naming(lambda: call(bad), argument)
 
 
+@settings(deadline=None)
 @given(st.integers(1, 6))
 def test_numpy_integers_are_sizes_too(n):
     assert lessons.causal_mask(np.int64(n)).shape == (n, n)
@@ -331,6 +332,7 @@ def test_train_needs_an_attention_model():
 # ----------------------------------------------------------------------------- checks
 
 
+@settings(deadline=None)
 @given(st.floats(allow_nan=True, allow_infinity=True))
 def test_a_number_that_is_not_the_right_integer_is_wrong(x):
     verdict = check_mha_parameter_count(x, 2, bias=False)  # 16 is right
