@@ -12,14 +12,11 @@ mistake gets the same clear message wherever it is made. The rules:
 - A shape error names the argument, the shape it has and the shape it should have,
   in the book's notation (``[n, d_k]``).
 - A *seed* is an integer >= 0 or a ``torch.Generator``.
-- *Numbers in* (``float_input``, ``float_tensor``): real and finite. Complex, text,
-  ragged lists, NaN and inf are refused, and so is an empty array (a dimension of
-  size 0 is a size, and sizes are >= 1). Integers become floats.
-- A *torch-only* argument given as a list or NumPy array is converted where the
-  dtype is clear (``float_tensor``, ``id_tensor``), else refused with a ``TypeError``
-  saying what to pass (``torch.as_tensor(x, dtype=torch.float32)``).
-- *Memory*: nothing builds an array over ``MEMORY_BUDGET`` bytes; ``check_budget``
-  says how much a call would need.
+- *Numbers in* (``float_input``, ``float_tensor``) are real and finite; complex,
+  text, ragged, NaN/inf and empty inputs (a dimension is a size, >= 1) are refused.
+- A list or array given where a tensor is needed is converted (``float_tensor``,
+  ``id_tensor``) or refused with a message saying what to pass.
+- *Memory*: no array over ``MEMORY_BUDGET`` bytes; ``check_budget`` says how much.
 
 Every message names the argument at fault, so the reader knows what to change.
 """
@@ -27,7 +24,6 @@ Every message names the argument at fault, so the reader knows what to change.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -46,10 +42,10 @@ __all__ = [
     "broadcast",
     "check_ndim",
     "check_qkv_shapes",
-    "check_task_targets",
     "finite_number",
     "generator",
     "human_bytes",
+    "is_int",
     "is_tensor",
     "positive_int",
 ]
@@ -61,11 +57,8 @@ def is_tensor(x: Any) -> bool:
 
 
 class InputTypeError(TypeError, ValueError):
-    """An input of the wrong kind (complex, text, a list where a tensor is needed).
-
-    A ``TypeError`` by nature, and a ``ValueError`` too (as NumPy's ``AxisError`` is
-    both), so code that catches either of ``lessons``' two documented errors catches it.
-    """
+    """An input of the wrong kind (complex, text): a ``TypeError``, and a ``ValueError``
+    too (as NumPy's ``AxisError`` is both), so catching either of the two catches it."""
 
 
 #: The most bytes one array built by ``lessons`` may take (1 GiB): a typo'd size fails at once.
@@ -90,7 +83,7 @@ def check_budget(name: str, n_bytes: float) -> None:
         )
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
     """True for a Python or NumPy integer that is not a ``bool``."""
     return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
 
@@ -103,7 +96,7 @@ def positive_int(name: str, value: Any, *, allow_none: bool = False) -> int | No
     """
     if value is None and allow_none:
         return None
-    if _is_int(value) and value >= 1:
+    if is_int(value) and value >= 1:
         return int(value)
     wanted = "a positive integer" + (" or None" if allow_none else "")
     raise ValueError(f"{name} must be {wanted}; got {value!r}")
@@ -173,13 +166,11 @@ def float_input(
     bad = np.isnan(array) | (np.isposinf(array) if allow_neg_inf else np.isinf(array))
     if bad.any():
         where = [int(i) for i in np.argwhere(bad)[0]]
-        value = array[tuple(where)]
-        first = "NaN" if np.isnan(value) else str(value)
-        what = "NaN or +inf" if allow_neg_inf else "NaN or inf"
-        allowed = "finite numbers and -inf" if allow_neg_inf else "finite numbers"
+        first = "NaN" if np.isnan(array[tuple(where)]) else str(array[tuple(where)])
+        what, allowed = ("NaN or +inf", " and -inf") if allow_neg_inf else ("NaN or inf", "")
         raise ValueError(
             f"{name} holds {what}: {name} of shape {tuple(array.shape)} holds {first} at "
-            f"index {where}; only {allowed} are allowed"
+            f"index {where}; only finite numbers{allowed} are allowed"
         )
     return array
 
@@ -223,7 +214,10 @@ def id_tensor(name: str, value: Any, size: int, what: str) -> torch.Tensor:
             )
         ids = value.long()
     else:
-        array = np.asarray(value) if not isinstance(value, str) else np.asarray(None)
+        try:
+            array = np.asarray(None if isinstance(value, str) else value)
+        except ValueError:  # a ragged list
+            array = np.asarray(None)
         if not np.issubdtype(array.dtype, np.integer):
             raise InputTypeError(
                 f"{name} must hold integer {what}; got {_kind(value)}. "
@@ -292,36 +286,8 @@ def generator(seed: int | torch.Generator, name: str = "seed") -> torch.Generato
     """A ``torch.Generator``: ``seed`` itself, or a fresh one seeded with the integer ``seed``."""
     if isinstance(seed, torch.Generator):
         return seed
-    if not _is_int(seed) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(
             f"{name} must be a non-negative integer or a torch.Generator; got {seed!r}"
         )
     return torch.Generator().manual_seed(int(seed))
-
-
-def check_task_targets(
-    target_positions: Sequence[int], target_value: int, n_tokens: int, vocab_size: int
-) -> tuple[int, ...]:
-    """The target positions of a ``position_task`` as ints, checked against its sizes."""
-    try:
-        targets = tuple(target_positions)
-    except TypeError:
-        raise ValueError(
-            f"target_positions must be a list of positions; got {target_positions!r}"
-        ) from None
-    if not targets:
-        raise ValueError("target_positions must name at least one position")
-    bad = [t for t in targets if not _is_int(t) or not 1 <= t <= n_tokens]
-    if bad:
-        raise ValueError(
-            f"target positions must lie between 1 and n_tokens={n_tokens} "
-            f"(position 0 is [CLS]); got {bad}"
-        )
-    if len(set(targets)) != len(targets):
-        raise ValueError(f"target positions must be distinct; got {list(targets)}")
-    if not _is_int(target_value) or not 0 <= target_value < vocab_size:
-        raise ValueError(
-            f"target_value must be an ordinary token, between 0 and vocab_size - 1 = "
-            f"{vocab_size - 1}; got {target_value!r}"
-        )
-    return tuple(int(t) for t in targets)

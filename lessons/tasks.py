@@ -22,7 +22,7 @@ from numbers import Integral
 
 import torch
 
-from ._validate import check_budget, check_task_targets, generator, id_tensor, positive_int
+from ._validate import check_budget, generator, id_tensor, is_int, positive_int
 
 __all__ = ["cls_token", "position_labels", "position_task", "reversal_task"]
 
@@ -142,3 +142,31 @@ def reversal_task(
     g = generator(seed)
     inputs = torch.randint(vocab_size, (n_samples, n_tokens), generator=g)  # [N, n]
     return inputs, inputs.flip(dims=(1,))  # [N, n] each
+
+
+def check_task_targets(
+    target_positions: Sequence[int], target_value: int, n_tokens: int, vocab_size: int
+) -> tuple[int, ...]:
+    """The target positions of a ``position_task`` as ints, checked against its sizes."""
+    try:
+        targets = tuple(target_positions)
+    except TypeError:
+        raise ValueError(
+            f"target_positions must be a list of positions; got {target_positions!r}"
+        ) from None
+    if not targets:
+        raise ValueError("target_positions must name at least one position")
+    bad = [t for t in targets if not is_int(t) or not 1 <= t <= n_tokens]
+    if bad:
+        raise ValueError(
+            f"target positions must lie between 1 and n_tokens={n_tokens} "
+            f"(position 0 is [CLS]); got {bad}"
+        )
+    if len(set(targets)) != len(targets):
+        raise ValueError(f"target positions must be distinct; got {list(targets)}")
+    if not is_int(target_value) or not 0 <= target_value < vocab_size:
+        raise ValueError(
+            f"target_value must be an ordinary token, between 0 and vocab_size - 1 = "
+            f"{vocab_size - 1}; got {target_value!r}"
+        )
+    return tuple(int(t) for t in targets)

@@ -26,14 +26,13 @@ from torch import nn
 from ._validate import (
     InputTypeError,
     check_budget,
-    check_task_targets,
     finite_number,
     generator,
     id_tensor,
     positive_int,
 )
 from .multihead import MultiHeadAttention
-from .tasks import cls_token
+from .tasks import check_task_targets, cls_token
 
 __all__ = ["AttentionModel", "accuracy", "hand_built_position_model", "train"]
 

@@ -441,6 +441,7 @@ def test_glued_strings_are_text_unless_markdown_is_asked_for(text, shown):
         (lambda: lessons.softmax([1.0, 2.0], axis=1.0), "axis"),
         (lambda: lessons.position_labels([[0.5, 1.0]], (1,)), "tokens"),
         (lambda: lessons.AttentionModel(4, 3, 2, dtype=torch.long), "dtype"),
+        (lambda: lessons.train(_model(), [[0, 1], [2]], [0, 1], steps=1), "inputs"),
     ],
 )  # fmt: skip
 def test_every_other_public_function_names_what_is_wrong(call, argument):
