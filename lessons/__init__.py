@@ -18,11 +18,16 @@ One module per idea, each naming the chapter that teaches it:
 - ``diagrams``: the chapters' diagrams (chapters 2, 6, 7, 9)
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises, one module per chapter (``checks.ch01`` ...)
+
+Bad input gets one answer everywhere (the rules are in ``_validate``; the table is in
+CONTRIBUTING.md): a ``ValueError`` or ``TypeError`` that names the argument.
+``MEMORY_BUDGET`` is the most bytes one array built by ``lessons`` may take.
 """
 
 from types import ModuleType as _ModuleType
 
 from . import diagrams as diagrams  # lessons.diagrams.*: the chapters' diagrams
+from ._validate import MEMORY_BUDGET
 from .attention import attention
 from .block import TransformerBlock
 from .book import glue, setup

@@ -14,7 +14,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._validate import as_numpy, broadcast, check_qkv_shapes, is_tensor
+from ._validate import (
+    InputTypeError,
+    all_finite,
+    as_numpy,
+    broadcast,
+    check_budget,
+    check_qkv_shapes,
+    float_input,
+    is_tensor,
+)
 from .softmax import softmax
 
 __all__ = ["attention"]
@@ -39,23 +48,31 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
 
     NumPy arrays (or nested lists) in give float64 NumPy arrays out; torch
     tensors in give torch tensors out, computed with torch operations, so
-    gradients flow back to ``Q``, ``K`` and ``V``. The mask may be either kind.
+    gradients flow back to ``Q``, ``K`` and ``V``. Half precision (float16,
+    bfloat16) is computed in float32 and returned in its own dtype, as
+    ``F.scaled_dot_product_attention`` does. The mask may be either kind.
 
     Raises:
         ValueError: naming the shapes at fault when ``Q`` and ``K`` disagree on
             ``d_k``, ``V`` does not have one row per key, the leading dimensions do
             not broadcast, the mask is not boolean or does not broadcast, the inputs
-            mix NumPy and torch, or an input holds NaN or inf.
+            mix NumPy and torch, an input is empty or holds NaN or inf, the scores
+            overflow, or the weights would not fit in ``lessons.MEMORY_BUDGET``.
+        TypeError: naming the input, if it is complex or not numbers.
     """
     use_torch = _check_kinds(Q, K, V)
+    dtype = None
     if use_torch:
         if not (Q.dtype == K.dtype == V.dtype) or not Q.dtype.is_floating_point:
             raise ValueError(
                 "Q, K and V must share one floating dtype; got "
                 f"{Q.dtype}, {K.dtype} and {V.dtype} (convert with .float() or .double())"
             )
+        if Q.dtype in (torch.float16, torch.bfloat16):
+            dtype = Q.dtype  # computed in float32, as PyTorch does, returned as given
+            Q, K, V = Q.float(), K.float(), V.float()
     else:
-        Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+        Q, K, V = (float_input(name, a) for name, a in zip("QKV", (Q, K, V), strict=True))
 
     check_qkv_shapes(Q, K, V)
     d_k = Q.shape[-1]
@@ -63,18 +80,30 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
         Q.shape[-2],
         K.shape[-2],
     )
+    check_budget("Q and K are", 8 * math.prod(scores_shape))
 
     if use_torch:
         scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
+        finite = all_finite(scores)
     else:
-        scores = Q @ np.swapaxes(K, -2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = Q @ np.swapaxes(K, -2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
+        finite = bool(np.isfinite(scores).all())
+    if not finite:
+        raise ValueError(
+            "the scores Q K^T / sqrt(d_k) overflow to inf for these Q and K: "
+            "their entries are too large for the dtype; scale Q and K down"
+        )
 
     if mask is None:
         weights = torch.softmax(scores, dim=-1) if use_torch else softmax(scores)
     else:
         keep = _as_mask(mask, scores_shape, like=scores if use_torch else None)
         weights = _masked_softmax(scores, keep, use_torch)  # [..., n_q, n_k]
-    return weights @ V, weights  # [..., n_q, d_v], [..., n_q, n_k]
+    output = weights @ V  # [..., n_q, d_v]
+    if dtype is not None:
+        return output.to(dtype), weights.to(dtype)
+    return output, weights  # [..., n_q, d_v], [..., n_q, n_k]
 
 
 def _masked_softmax(scores: Any, keep: Any, use_torch: bool) -> Any:
@@ -94,7 +123,13 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
     tensors = [is_tensor(a) for a in (Q, K, V)]
     if all(tensors):
         for name, a in zip("QKV", (Q, K, V), strict=True):
-            if not torch.isfinite(a).all():
+            if a.numel() == 0:
+                raise ValueError(
+                    f"{name} is empty (shape {list(a.shape)}); every dimension must be >= 1"
+                )
+            if a.is_complex():
+                raise InputTypeError(f"{name} must hold real numbers; got dtype {a.dtype}")
+            if not all_finite(a):
                 raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
         return True
     if any(tensors):
@@ -103,15 +138,15 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
             for name, t in zip("QKV", tensors, strict=True)
         )
         raise ValueError(f"Q, K and V must all be NumPy arrays or all torch tensors: {kinds}")
-    for name, a in zip("QKV", (Q, K, V), strict=True):
-        if not np.isfinite(np.asarray(a, dtype=np.float64)).all():
-            raise ValueError(f"{name} holds NaN or inf; attention needs finite inputs")
     return False
 
 
 def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
     """Validate a boolean keep-mask and return it as the same kind as the scores."""
-    dtype = mask.dtype if is_tensor(mask) else np.asarray(mask).dtype
+    try:
+        dtype = mask.dtype if is_tensor(mask) else np.asarray(mask).dtype
+    except ValueError:
+        dtype = "object (a ragged list)"
     if dtype not in (torch.bool, np.bool_):
         raise ValueError(
             f"mask must be boolean (True = may attend, False = blocked); got dtype {dtype}. "

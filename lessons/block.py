@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from ._validate import float_tensor, positive_int
 from .multihead import MultiHeadAttention
 
 __all__ = ["TransformerBlock"]
@@ -38,6 +39,7 @@ class TransformerBlock(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, norm_first: bool = False) -> None:
         super().__init__()
+        positive_int("d_ff", d_ff)
         self.norm_first = norm_first
         self.attention = MultiHeadAttention(d_model, num_heads)
         self.feed_forward = nn.Sequential(
@@ -47,7 +49,14 @@ class TransformerBlock(nn.Module):
         self.norm2 = nn.LayerNorm(d_model)
 
     def forward(self, x: torch.Tensor, mask: Any = None) -> torch.Tensor:
-        """``x [B, n, d_model]`` to ``[B, n, d_model]``; ``mask`` is a keep-mask as in ``MultiHeadAttention``."""
+        """``x [B, n, d_model]`` to ``[B, n, d_model]``; ``mask`` is a keep-mask as in ``MultiHeadAttention``.
+
+        A list or NumPy array is converted to a tensor of the block's dtype.
+
+        Raises:
+            ValueError: as ``MultiHeadAttention.forward``, naming ``x``.
+        """
+        x = float_tensor("x", x, self.norm1.weight.dtype)  # [B, n, d_model]
         if self.norm_first:
             x = x + self.attention(self.norm1(x), mask=mask)[0]  # [B, n, d_model]
             return x + self.feed_forward(self.norm2(x))  # [B, n, d_model]
@@ -61,6 +70,10 @@ class TransformerBlock(nn.Module):
         Raises:
             ValueError: if ``layer`` does not use ReLU, which this block hard-codes.
         """
+        if not isinstance(layer, nn.TransformerEncoderLayer):
+            raise ValueError(
+                f"layer must be an nn.TransformerEncoderLayer; got {type(layer).__name__}"
+            )
         if layer.activation_relu_or_gelu != 1:
             raise ValueError("TransformerBlock.from_torch needs a layer with activation='relu'")
         d_model, d_ff = layer.linear1.in_features, layer.linear1.out_features

@@ -8,6 +8,7 @@ are in ``CONTRIBUTING.md`` and the first chapter shows them in use.
 from __future__ import annotations
 
 import random
+import re
 from numbers import Integral, Real
 from typing import TypeVar
 
@@ -44,17 +45,33 @@ def setup(seed: int = 0) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+# Characters that mean something in MyST inline Markdown (emphasis, links, HTML, roles,
+# math); "_" only where it could start or end emphasis (not inside a word like o_0).
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*\[\]<>{}$&!~|^]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
 class GluedText(str):
-    """A string that shows as itself (no quotes) when glued into the prose."""
+    """A string that shows as itself (no quotes) when glued into the prose.
+
+    Shown as text: every character that Markdown would read as markup is
+    backslash-escaped, so ``<eos>`` stays ``<eos>`` and ``*2*`` stays ``*2*``.
+    Made with ``markdown=True`` (``glue(..., markdown=True)``), it is Markdown.
+    """
+
+    markdown: bool = False
 
     def __repr__(self) -> str:
         return str(self)
 
     def _repr_markdown_(self) -> str:
-        return str(self)
+        if self.markdown:
+            return str(self)
+        return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(0), str(self))
 
 
-def glue(name: str, value: T, *, digits: int = 4, display: bool = False) -> T:
+def glue(
+    name: str, value: T, *, digits: int = 4, display: bool = False, markdown: bool = False
+) -> T:
     """Store ``value`` under ``name`` so the text can quote it (every chapter).
 
     In the book, write ``{glue}`name``` (or ``{glue:text}`name:.2f``` to format a
@@ -63,7 +80,9 @@ def glue(name: str, value: T, *, digits: int = 4, display: bool = False) -> T:
 
     Floats (Python or NumPy) are rounded to ``digits`` decimals so the stored
     record is the same on every machine; NumPy integers become ``int``; strings
-    show without quotes. Figures and other objects are glued as they are.
+    show without quotes, as plain text: ``<eos>`` or ``*2*`` appear as written.
+    With ``markdown=True`` a string is Markdown instead (``**bold**`` is bold).
+    Figures and other objects are glued as they are.
 
     Where ``myst_nb`` is not installed (Colab, a plain Jupyter), nothing is stored
     and nothing is shown: the chapter still runs.
@@ -71,6 +90,10 @@ def glue(name: str, value: T, *, digits: int = 4, display: bool = False) -> T:
     Returns:
         The value as glued (rounded for floats), so ``x = glue("x", f())`` works.
     """
+    if not isinstance(name, str) or not name or any(c.isspace() or c in "`:" for c in name):
+        raise ValueError(
+            f"name must be a glue name like 'n_tokens' (no spaces, ` or :); got {name!r}"
+        )
     if isinstance(value, bool | np.bool_):
         value = bool(value)
     elif isinstance(value, Integral):
@@ -79,6 +102,7 @@ def glue(name: str, value: T, *, digits: int = 4, display: bool = False) -> T:
         value = round(float(value), digits)
     elif isinstance(value, str):
         value = GluedText(value)
+        value.markdown = bool(markdown)
     try:
         from myst_nb import glue as myst_glue
     except ImportError:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validate import finite_number
 from .attention import attention
 from .explorer_inputs import embeddings, float_array, heads_from, tokens_from
 from .explorer_page import page_html, rows
@@ -139,6 +140,7 @@ class Explorer:
         scale = s.scale if scale is None else scale
         causal = s.causal if causal is None else causal
         temperature = s.temperature if temperature is None else temperature
+        temperature = finite_number("temperature", temperature, positive=True)
         d_k = self.Q.shape[-1]
         factor = 1 / temperature if scale else math.sqrt(d_k) / temperature
         mask = causal_mask(len(self.tokens)) if causal else None  # [n, n]

@@ -12,11 +12,26 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_numpy, positive_int
+from ._validate import float_input, positive_int
 from .explorer_page import number
 from .multihead import split_heads
 
-__all__ = ["embeddings", "float_array", "heads_from", "rounded", "tokens_from"]
+__all__ = [
+    "MAX_NUMBERS",
+    "MAX_TOKENS",
+    "embeddings",
+    "float_array",
+    "heads_from",
+    "rounded",
+    "tokens_from",
+]
+
+#: The most tokens the explorer shows: an n x n matrix of weights stays readable at the
+#: book's width up to here (and the page stays small: its size grows like n^2).
+MAX_TOKENS = 32
+
+#: The most numbers the page embeds (Q, K, V and X together), about 1.5 MB of HTML.
+MAX_NUMBERS = 65_536
 
 
 def heads_from(
@@ -58,6 +73,12 @@ def heads_from(
                 f"one row per token: there are {n} tokens, but {name} has {a.shape[1]} rows "
                 f"({shapes})"
             )
+    total = Q.size + K.size + V.size
+    if total > MAX_NUMBERS:
+        raise ValueError(
+            f"Q, K and V hold {total} numbers together; the explorer's page embeds at most "
+            f"{MAX_NUMBERS}: use fewer heads or narrower Q, K, V ({shapes})"
+        )
     return rounded(Q), rounded(K), rounded(V), split
 
 
@@ -72,8 +93,15 @@ def embeddings(X: Any, features: Any, n: int) -> tuple[np.ndarray | None, tuple[
         raise ValueError(
             f"one row of X per token: there are {n} tokens, but X has shape {tuple(X_array.shape)}"
         )
+    if X_array.size > MAX_NUMBERS:
+        raise ValueError(
+            f"X holds {X_array.size} numbers; the explorer's page embeds at most {MAX_NUMBERS}: "
+            f"use fewer columns (X has shape {tuple(X_array.shape)})"
+        )
     if features is None:
         return rounded(X_array), None
+    if isinstance(features, str) or not hasattr(features, "__iter__"):
+        raise ValueError(f"features must be a list of names, one per column of X; got {features!r}")
     names = tuple(str(f) for f in features)
     if len(names) != X_array.shape[1]:
         raise ValueError(
@@ -95,6 +123,12 @@ def tokens_from(tokens: Any) -> tuple[str, ...]:
         ) from None
     if not items:
         raise ValueError("tokens must hold at least one token")
+    if len(items) > MAX_TOKENS:
+        raise ValueError(
+            f"tokens: the explorer shows at most {MAX_TOKENS} tokens readably; got "
+            f"{len(items)}. Explore a slice of the sequence (tokens[:{MAX_TOKENS}] and "
+            f"the same rows of Q, K and V)"
+        )
     for i, item in enumerate(items):
         if not isinstance(item, str | int) or isinstance(item, bool):
             raise ValueError(
@@ -106,13 +140,7 @@ def tokens_from(tokens: Any) -> tuple[str, ...]:
 
 def float_array(name: str, a: Any, ndims: tuple[int, ...]) -> np.ndarray:
     """``a`` as a float64 array with one of ``ndims`` dimensions, non-empty and finite."""
-    try:
-        array = as_numpy(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be a rectangular array of numbers; got a ragged or non-numeric "
-            f"{type(a).__name__}"
-        ) from None
+    array = float_input(name, a, allow_empty=True)
     if array.ndim not in ndims:
         wanted = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{name} must be {wanted}; got shape {tuple(array.shape)}")

@@ -63,14 +63,18 @@ def page_html(ex: Explorer) -> str:
 
 
 def static_html(ex: Explorer) -> str:
-    """The starting head's weights as a plain table, for readers without JavaScript."""
+    """The starting head's weights as a plain table, for readers without JavaScript.
+
+    Every string the reader gave (tokens, title) is HTML-escaped and isolated in a
+    ``<bdi>``, so no token can change the direction of the text around it.
+    """
     settings = ex.settings
     _, weights = ex.compute()  # [h, n, n]
     A = weights[settings.head]  # [n, n]
     n = len(ex.tokens)
     mask = causal_mask(n) if settings.causal else np.ones((n, n), dtype=bool)  # [n, n]
     esc = html.escape
-    header = "".join(f'<th scope="col">{esc(t)}</th>' for t in ex.tokens)
+    header = "".join(f'<th scope="col"><bdi>{esc(t)}</bdi></th>' for t in ex.tokens)
     body = []
     for i, token in enumerate(ex.tokens):
         cells = "".join(
@@ -81,13 +85,13 @@ def static_html(ex: Explorer) -> str:
         )
         total = number(A[i].sum())
         body.append(
-            f'<tr data-row="{i}"><th scope="row">{esc(token)}</th>{cells}'
+            f'<tr data-row="{i}"><th scope="row"><bdi>{esc(token)}</bdi></th>{cells}'
             f'<td data-row-sum="{i}" data-value="{total!r}">{total:.3f}</td></tr>'
         )
     heads = f", head {settings.head} of {ex.num_heads}" if ex.num_heads > 1 else ""
     return (
         '<div class="ax-static">'
-        f'<p class="ax-title"><strong>{esc(settings.title)}</strong></p>'
+        f'<p class="ax-title"><strong><bdi>{esc(settings.title)}</bdi></strong></p>'
         f'<p class="ax-formula"><code>{esc(formula(ex))}</code></p>'
         '<div class="ax-scroll"><table class="ax-matrix" data-matrix="weights">'
         f"<caption>Attention weights A{heads}: rows are queries, columns are keys, "

@@ -8,12 +8,14 @@ the same as a boolean ``attn_mask`` in ``torch.nn.functional.scaled_dot_product_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
-from ._validate import as_numpy, positive_int
+from ._validate import as_numpy, check_budget, positive_int
 
 __all__ = ["additive_mask", "causal_mask", "combine_masks", "padding_mask"]
 
@@ -25,9 +27,11 @@ def causal_mask(n: int) -> np.ndarray:
     ``t`` (row) may attend to keys ``0..t`` (columns) and never to a later one.
 
     Raises:
-        ValueError: if ``n`` is not a positive integer.
+        ValueError: if ``n`` is not a positive integer, or so large that the mask
+            would not fit in ``lessons.MEMORY_BUDGET``.
     """
     positive_int("n", n)
+    check_budget("n is", n * n)
     return np.tril(np.ones((n, n), dtype=bool))
 
 
@@ -44,14 +48,22 @@ def padding_mask(lengths: Sequence[int], n: int) -> np.ndarray:
         ValueError: if ``lengths`` is not a flat list of integers between 0 and ``n``.
     """
     positive_int("n", n)
-    lengths_array = np.asarray(lengths)
-    if lengths_array.ndim != 1 or not np.issubdtype(lengths_array.dtype, np.integer):
+    try:
+        lengths_array = as_numpy(lengths)
+    except (TypeError, ValueError, RuntimeError):
+        lengths_array = np.asarray(None)
+    if (
+        lengths_array.ndim != 1
+        or not lengths_array.size
+        or not np.issubdtype(lengths_array.dtype, np.integer)
+    ):
         raise ValueError(
             f"lengths must be a flat list of integers, one per sequence; got {lengths!r}"
         )
     bad = [int(length) for length in lengths_array if not 0 <= length <= n]
     if bad:
         raise ValueError(f"every length must be between 0 and n={n}; got {bad}")
+    check_budget("lengths and n are", lengths_array.size * n)
     positions = np.arange(n)  # [n]
     return (positions[None, :] < lengths_array[:, None])[:, None, :]  # [B, 1, n]
 
@@ -69,7 +81,12 @@ def combine_masks(*masks: Any) -> np.ndarray:
     """
     if not masks:
         raise ValueError("combine_masks needs at least one mask")
-    arrays = [as_numpy(m) for m in masks]
+    arrays = []
+    for i, m in enumerate(masks):
+        try:
+            arrays.append(as_numpy(m))
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"mask {i} must be a rectangular boolean array") from None
     for i, array in enumerate(arrays):
         if array.dtype != np.bool_:
             raise ValueError(
@@ -80,6 +97,8 @@ def combine_masks(*masks: Any) -> np.ndarray:
     except ValueError:
         shapes = ", ".join(str(list(a.shape)) for a in arrays)
         raise ValueError(f"masks of shapes {shapes} do not broadcast together") from None
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    check_budget("the masks are", math.prod(shape))
     return np.logical_and.reduce(np.broadcast_arrays(*arrays))
 
 
@@ -94,11 +113,14 @@ def additive_mask(keep: Any, fill: float = -np.inf) -> np.ndarray:
     Raises:
         ValueError: if ``keep`` is not boolean or ``fill`` is not negative.
     """
-    array = as_numpy(keep)
+    try:
+        array = as_numpy(keep)
+    except (TypeError, ValueError, RuntimeError):
+        array = np.asarray(None)
     if array.dtype != np.bool_:
         raise ValueError(
             f"keep must be a boolean mask (True = may attend); got dtype {array.dtype}"
         )
-    if not fill < 0:
+    if isinstance(fill, bool) or not isinstance(fill, Real) or math.isnan(fill) or not fill < 0:
         raise ValueError(f"fill must be negative, so blocked keys lose weight; got {fill}")
     return np.where(array, 0.0, fill)

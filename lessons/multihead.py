@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import is_tensor, positive_int
+from ._validate import check_budget, float_input, float_tensor, is_tensor, positive_int
 from .attention import attention
 
 __all__ = ["MultiHeadAttention", "merge_heads", "split_heads"]
@@ -33,10 +32,11 @@ def split_heads(X: Any, num_heads: int) -> Any:
     array, split the same way (the explorer uses it on NumPy heads).
 
     Raises:
-        ValueError: if ``X`` is not 3-D or ``num_heads`` does not divide ``d_model``.
+        ValueError: if ``X`` is not 3-D (or is empty, or holds NaN or inf) or
+            ``num_heads`` is not a positive integer that divides ``d_model``.
+        TypeError: if ``X`` is complex or not numbers.
     """
-    if not is_tensor(X):
-        X = np.asarray(X)
+    X = _reshape_input(X)
     if X.ndim != 3:
         raise ValueError(f"split_heads expects [B, n, d_model]; got shape {tuple(X.shape)}")
     B, n, d_model = X.shape
@@ -47,18 +47,31 @@ def split_heads(X: Any, num_heads: int) -> Any:
     return X.view(B, n, num_heads, d_k).transpose(1, 2)  # [B, h, n, d_k]
 
 
-def merge_heads(X: torch.Tensor) -> torch.Tensor:
+def merge_heads(X: Any) -> Any:
     """Concatenate heads back: ``[B, h, n, d_k]`` to ``[B, n, h * d_k]`` (chapter 7).
 
     The inverse of ``split_heads``: ``merge_heads(split_heads(X, h))`` is ``X``.
+    Torch in, torch out; a NumPy array (or nested list) gives a NumPy array.
 
     Raises:
-        ValueError: if ``X`` is not 4-D.
+        ValueError: if ``X`` is not 4-D, is empty, or holds NaN or inf.
+        TypeError: if ``X`` is complex or not numbers.
     """
-    if X.dim() != 4:
+    X = _reshape_input(X)
+    if X.ndim != 4:
         raise ValueError(f"merge_heads expects [B, h, n, d_k]; got shape {tuple(X.shape)}")
     B, h, n, d_k = X.shape
+    if not is_tensor(X):
+        return X.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)  # [B, n, d_model]
     return X.transpose(1, 2).reshape(B, n, h * d_k)  # [B, n, d_model]
+
+
+def _reshape_input(X: Any) -> Any:
+    """``X`` checked (real, finite, not empty), dtype kept: a reshape needs no floats."""
+    if is_tensor(X) and X.dtype.is_floating_point:
+        return float_tensor("X", X)
+    array = float_input("X", X, dtype=None)  # [...]
+    return X if is_tensor(X) else array
 
 
 def _check_heads(d_model: int, num_heads: int) -> None:
@@ -83,7 +96,9 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, bias: bool = True) -> None:
         super().__init__()
+        positive_int("d_model", d_model)
         _check_heads(d_model, num_heads)
+        check_budget("d_model is", 4 * 4 * d_model * d_model)
         self.d_model = d_model
         self.num_heads = num_heads
         self.d_k = d_model // num_heads
@@ -107,12 +122,17 @@ class MultiHeadAttention(nn.Module):
 
         Returns ``(output [B, n_q, d_model], weights [B, h, n_q, n_k])``.
 
+        Lists and NumPy arrays are converted to tensors of the module's dtype.
+
         Raises:
-            ValueError: naming the shapes, if an input is not ``[B, n, d_model]``
-                or the batch sizes differ.
+            ValueError: naming the shapes, if an input is not ``[B, n, d_model]``,
+                is empty, holds NaN or inf, has another floating dtype than the
+                module, or the batch sizes differ.
         """
-        key = query if key is None else key
-        value = key if value is None else value
+        dtype = self.in_proj.weight.dtype
+        query = float_tensor("query", query, dtype)
+        key = query if key is None else float_tensor("key", key, dtype)
+        value = key if value is None else float_tensor("value", value, dtype)
         for name, tensor in (("query", query), ("key", key), ("value", value)):
             if tensor.dim() != 3 or tensor.shape[-1] != self.d_model:
                 raise ValueError(
@@ -145,6 +165,8 @@ class MultiHeadAttention(nn.Module):
                 or biases on keys and values (``add_bias_kv``), which this module
                 does not model.
         """
+        if not isinstance(mha, nn.MultiheadAttention):
+            raise ValueError(f"mha must be an nn.MultiheadAttention; got {type(mha).__name__}")
         if not mha._qkv_same_embed_dim or mha.bias_k is not None:
             raise ValueError(
                 "only nn.MultiheadAttention with kdim = vdim = embed_dim and no add_bias_kv"

@@ -20,18 +20,26 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._validate import is_tensor, positive_int
+from ._validate import (
+    check_budget,
+    finite_number,
+    float_input,
+    float_tensor,
+    is_tensor,
+    positive_int,
+)
 
 __all__ = ["alibi_bias", "alibi_slopes", "offset_matrix", "rope", "sinusoidal_encoding"]
 
 
 def _frequencies(d: int, base: float) -> np.ndarray:
     """Angular frequencies ``base^(-2i/d)`` for ``i = 0 .. d/2 - 1``: ``[d / 2]``."""
+    base = finite_number("base", base, positive=True)
     return base ** (-np.arange(0, d, 2) / d)
 
 
 def _check_even(name: str, d: Any) -> None:
-    if not isinstance(d, Integral) or isinstance(d, bool) or d < 2 or d % 2:
+    if not isinstance(d, Integral) or isinstance(d, bool | np.bool_) or d < 2 or d % 2:
         raise ValueError(
             f"{name} must be a positive even integer (dimensions come in sine/cosine "
             f"pairs); got {d!r}"
@@ -47,11 +55,13 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -
     ``2 pi`` to ``2 pi * base``.
 
     Raises:
-        ValueError: if ``n_positions`` is not a positive integer or ``d_model`` is
-            not a positive even integer.
+        ValueError: if ``n_positions`` is not a positive integer, ``d_model`` is
+            not a positive even integer, ``base`` is not a finite number > 0, or the
+            encoding would not fit in ``lessons.MEMORY_BUDGET``.
     """
     positive_int("n_positions", n_positions)
     _check_even("d_model", d_model)
+    check_budget("n_positions and d_model are", 8 * n_positions * d_model)
     angles = np.arange(n_positions)[:, None] * _frequencies(d_model, base)[None, :]  # [n, d/2]
     pe = np.empty((n_positions, d_model))  # [n, d_model]
     pe[:, 0::2] = np.sin(angles)
@@ -67,9 +77,13 @@ def offset_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     to attend "k positions back" with one linear map.
 
     Raises:
-        ValueError: if ``d_model`` is not a positive even integer.
+        ValueError: if ``k`` or ``base`` is not a finite number (``base > 0``), or
+            ``d_model`` is not a positive even integer (small enough to fit in
+            ``lessons.MEMORY_BUDGET``).
     """
+    k = finite_number("k", k)
     _check_even("d_model", d_model)
+    check_budget("d_model is", 8 * d_model * d_model)
     M = np.zeros((d_model, d_model))  # [d_model, d_model]
     for i, angle in enumerate(k * _frequencies(d_model, base)):
         c, s = np.cos(angle), np.sin(angle)
@@ -86,14 +100,22 @@ def rope(X: Any, positions: Any = None, base: float = 10000.0) -> Any:
     ``rope(q)_m · rope(k)_n`` depend on the offset ``m - n`` only. ``positions``
     defaults to ``0 .. n - 1``. NumPy in, NumPy out; torch in, torch out.
 
+    A list becomes a float64 array; an integer tensor becomes a float tensor of
+    torch's default dtype (rotations are not whole numbers).
+
     Raises:
-        ValueError: if the last dimension is odd or ``positions`` does not have
-            one entry per row.
+        ValueError: if ``X`` is not ``[..., n, d]`` with ``d`` even, is empty or
+            holds NaN or inf, ``positions`` does not have one finite entry per row,
+            or ``base`` is not a finite number > 0.
+        TypeError: if ``X`` or ``positions`` is complex or not numbers.
     """
+    is_torch = is_tensor(X)
+    X = float_tensor("X", X) if is_torch else float_input("X", X)
+    if X.ndim < 2:
+        raise ValueError(f"X must have shape [..., n, d]; got shape {list(X.shape)}")
     d, n = X.shape[-1], X.shape[-2]
     _check_even("the last dimension of X", d)
-    is_torch = is_tensor(X)
-    pos = np.arange(n) if positions is None else np.asarray(positions, dtype=float)
+    pos = np.arange(n) if positions is None else float_input("positions", positions)
     if pos.shape != (n,):
         raise ValueError(f"positions must have one entry per row ({n}); got shape {pos.shape}")
     angles = pos[:, None] * _frequencies(d, base)[None, :]  # [n, d/2]
@@ -124,8 +146,14 @@ def alibi_bias(n: int, num_heads: int, causal: bool = True) -> np.ndarray:
     more negative the further back key ``j`` lies. With ``causal=True`` (ALiBi's
     setting) later keys get ``-inf``; with ``causal=False`` the penalty is
     ``-slope * |i - j|`` in both directions.
+
+    Raises:
+        ValueError: if ``n`` or ``num_heads`` is not a positive integer, or the
+            biases would not fit in ``lessons.MEMORY_BUDGET``.
     """
     positive_int("n", n)
+    positive_int("num_heads", num_heads)
+    check_budget("n and num_heads are", 8 * num_heads * n * n)
     distance = np.arange(n)[:, None] - np.arange(n)[None, :]  # [n, n], i - j
     bias = (
         0.0 - alibi_slopes(num_heads)[:, None, None] * np.abs(distance)[None]

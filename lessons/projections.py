@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._validate import float_input, float_tensor, is_tensor
+
 __all__ = ["project", "qkv", "split_qkv"]
 
 
@@ -25,8 +27,13 @@ def project(X: Any, W: Any) -> Any:
         ValueError: if ``X`` has fewer than 2 dimensions, ``W`` is not 2-D, or
             ``X``'s last dimension is not ``W``'s first (naming both shapes; a
             ``W`` given as ``[d_out, d_model]``, the ``nn.Linear`` layout, is
-            pointed out).
+            pointed out), or an input is empty or holds NaN or inf.
+        TypeError: if an input is complex or not numbers.
+
+    Lists and NumPy arrays give NumPy; if either input is a torch tensor the
+    other is converted to its dtype and the result is a tensor.
     """
+    X, W = _operands(X=X, W=W)
     X_shape, W_shape = tuple(X.shape), tuple(W.shape)
     if len(X_shape) < 2:
         raise ValueError(
@@ -58,6 +65,7 @@ def qkv(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[Any, Any, Any]:
         ValueError: as ``project`` does, or if ``W_Q`` and ``W_K`` give different
             ``d_k`` (queries and keys must live in one space to be compared).
     """
+    X, W_Q, W_K, W_V = _operands(X=X, W_Q=W_Q, W_K=W_K, W_V=W_V)
     if tuple(W_Q.shape)[-1:] != tuple(W_K.shape)[-1:]:
         raise ValueError(
             f"W_Q and W_K must give the same d_k: W_Q has shape {tuple(W_Q.shape)}, "
@@ -75,8 +83,12 @@ def split_qkv(QKV: Any) -> tuple[Any, Any, Any]:
     order Q, K, V (the order ``nn.MultiheadAttention`` packs its ``in_proj_weight``).
 
     Raises:
-        ValueError: if the last dimension is not divisible by 3.
+        ValueError: if the last dimension is not divisible by 3, or ``QKV`` is
+            empty or holds NaN or inf.
     """
+    (QKV,) = _operands(QKV=QKV)
+    if QKV.ndim < 1:
+        raise ValueError(f"QKV must have shape [..., n, 3 d_k]; got a scalar {QKV!r}")
     width = tuple(QKV.shape)[-1]
     if width % 3:
         raise ValueError(
@@ -85,3 +97,17 @@ def split_qkv(QKV: Any) -> tuple[Any, Any, Any]:
         )
     d_k = width // 3
     return QKV[..., :d_k], QKV[..., d_k : 2 * d_k], QKV[..., 2 * d_k :]  # 3 x [..., n, d_k]
+
+
+def _operands(**named: Any) -> list[Any]:
+    """The named inputs as NumPy float64 arrays, or all as tensors of one dtype if any is one."""
+    tensors = [v for v in named.values() if is_tensor(v) and v.dtype.is_floating_point]
+    if not any(is_tensor(v) for v in named.values()):
+        return [float_input(name, v) for name, v in named.items()]
+    dtype = tensors[0].dtype if tensors else None
+    out = [float_tensor(name, v, dtype) for name, v in named.items()]
+    dtype = out[0].dtype
+    for name, v in zip(named, out, strict=True):
+        if v.dtype != dtype:
+            raise ValueError(f"{name} has dtype {v.dtype}, but {next(iter(named))} has {dtype}")
+    return out

@@ -6,8 +6,12 @@ every row of the score matrix, and chapter 6 relies on its handling of ``-inf``.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from numpy.typing import ArrayLike
+
+from ._validate import InputTypeError, as_numpy, float_input
 
 
 def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
@@ -33,22 +37,28 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
 
     Raises:
         ValueError: if ``x`` holds NaN or ``+inf`` (no weight could be meaningful),
-            or ``axis`` is out of range for ``x``'s shape.
+            is empty, or ``axis`` is out of range for ``x``'s shape.
+        TypeError: if ``x`` is complex or not numbers, or ``axis`` is not an integer.
     """
-    x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(np.float64)
+    dtype = _float_dtype(x)
+    x = float_input("x", x, dtype=dtype, allow_neg_inf=True)
     if x.ndim == 0:
-        raise ValueError("softmax needs at least one axis to normalise; got a scalar")
+        raise ValueError("softmax needs at least one axis to normalise; got a scalar x")
+    if not isinstance(axis, Integral) or isinstance(axis, bool):
+        raise InputTypeError(f"axis must be an integer; got {axis!r}")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"axis={axis} is out of range for an input of shape {x.shape}")
-    if np.isnan(x).any() or np.isposinf(x).any():
-        raise ValueError(
-            f"softmax input of shape {x.shape} holds NaN or +inf; only finite values "
-            "and -inf (meaning 'weight 0') are allowed"
-        )
     peak = np.max(x, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0.0)  # an all -inf slice: shift by 0
     exps = np.exp(x - peak)  # every exponent is <= 0, so nothing overflows
     total = np.sum(exps, axis=axis, keepdims=True)
     return exps / np.where(total == 0, 1.0, total)  # all -inf slice: 0 / 1 = 0
+
+
+def _float_dtype(x: ArrayLike) -> np.dtype:
+    """``x``'s dtype when it is a NumPy float (float16/32/64 are kept), else float64."""
+    try:
+        dtype = as_numpy(x).dtype
+    except (TypeError, ValueError, RuntimeError):
+        return np.dtype(np.float64)
+    return dtype if dtype in (np.float16, np.float32, np.float64) else np.dtype(np.float64)

@@ -22,7 +22,7 @@ from numbers import Integral
 
 import torch
 
-from ._validate import check_task_targets, generator, positive_int
+from ._validate import check_budget, generator, id_tensor, is_int, positive_int
 
 __all__ = ["cls_token", "position_labels", "position_task", "reversal_task"]
 
@@ -49,8 +49,11 @@ def position_labels(
     between 0 and ``len(target_positions)``.
 
     Raises:
-        ValueError: if ``tokens`` is not 2-D or a target position is outside ``1 .. n - 1``.
+        ValueError: if ``tokens`` is not 2-D, is empty, holds a negative id, or a
+            target position is outside ``1 .. n - 1``.
+        TypeError: if ``tokens`` is not integers.
     """
+    tokens = id_tensor("tokens", tokens, 2**62, "token ids")
     if tokens.dim() != 2:
         raise ValueError(f"tokens must have shape [B, n]; got {tuple(tokens.shape)}")
     n = tokens.shape[1]
@@ -94,6 +97,7 @@ def position_task(
     if vocab_size < 2:
         raise ValueError(f"vocab_size must be at least 2, so a label can be 0; got {vocab_size}")
     targets = check_task_targets(target_positions, target_value, n_tokens, vocab_size)
+    check_budget("n_samples and n_tokens are", 8 * n_samples * (n_tokens + 1))
     n_classes = len(targets) + 1
     if n_samples % n_classes:
         raise ValueError(
@@ -134,6 +138,35 @@ def reversal_task(
     positive_int("n_samples", n_samples)
     positive_int("n_tokens", n_tokens)
     positive_int("vocab_size", vocab_size)
+    check_budget("n_samples and n_tokens are", 8 * n_samples * n_tokens)
     g = generator(seed)
     inputs = torch.randint(vocab_size, (n_samples, n_tokens), generator=g)  # [N, n]
     return inputs, inputs.flip(dims=(1,))  # [N, n] each
+
+
+def check_task_targets(
+    target_positions: Sequence[int], target_value: int, n_tokens: int, vocab_size: int
+) -> tuple[int, ...]:
+    """The target positions of a ``position_task`` as ints, checked against its sizes."""
+    try:
+        targets = tuple(target_positions)
+    except TypeError:
+        raise ValueError(
+            f"target_positions must be a list of positions; got {target_positions!r}"
+        ) from None
+    if not targets:
+        raise ValueError("target_positions must name at least one position")
+    bad = [t for t in targets if not is_int(t) or not 1 <= t <= n_tokens]
+    if bad:
+        raise ValueError(
+            f"target positions must lie between 1 and n_tokens={n_tokens} "
+            f"(position 0 is [CLS]); got {bad}"
+        )
+    if len(set(targets)) != len(targets):
+        raise ValueError(f"target positions must be distinct; got {list(targets)}")
+    if not is_int(target_value) or not 0 <= target_value < vocab_size:
+        raise ValueError(
+            f"target_value must be an ordinary token, between 0 and vocab_size - 1 = "
+            f"{vocab_size - 1}; got {target_value!r}"
+        )
+    return tuple(int(t) for t in targets)

@@ -15,7 +15,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import broadcast, check_qkv_shapes, positive_int
+from ._validate import (
+    as_numpy,
+    broadcast,
+    check_budget,
+    check_qkv_shapes,
+    float_input,
+    positive_int,
+)
 
 __all__ = ["tiled_attention"]
 
@@ -40,16 +47,18 @@ def tiled_attention(
     ``acc / l`` is the softmax-weighted average.
 
     Raises:
-        ValueError: for the shape mismatches ``lessons.attention`` rejects, or a
-            ``block_size`` that is not a positive integer.
+        ValueError: for what ``lessons.attention`` rejects (shape mismatches, empty
+            inputs, NaN or inf, overflowing scores), or a ``block_size`` that is not
+            a positive integer.
+        TypeError: naming the input, if it is complex or not numbers.
     """
     positive_int("block_size", block_size)
-    arrays = [np.asarray(a) for a in (Q, K, V)]
-    dtype = np.float32 if all(a.dtype == np.float32 for a in arrays) else np.float64
-    Q, K, V = (a.astype(dtype, copy=False) for a in arrays)
+    dtype = np.float32 if all(_is_float32(a) for a in (Q, K, V)) else np.float64
+    Q, K, V = (float_input(name, a, dtype=dtype) for name, a in zip("QKV", (Q, K, V), strict=True))
     check_qkv_shapes(Q, K, V)
     batch = broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]})
     n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
+    check_budget("Q and V are", np.dtype(dtype).itemsize * math.prod(batch) * n_q * d_v)
     scale = 1.0 / math.sqrt(Q.shape[-1])
     output = np.empty(batch + (n_q, d_v), dtype=dtype)  # [..., n_q, d_v]
     for q0 in range(0, n_q, block_size):
@@ -61,7 +70,13 @@ def tiled_attention(
         last_key = min(n_k, q1) if causal else n_k  # later keys are all masked
         for k0 in range(0, last_key, block_size):
             k1 = min(k0 + block_size, last_key)
-            scores = q @ np.swapaxes(K[..., k0:k1, :], -2, -1)  # [..., bq, bk]
+            with np.errstate(over="ignore", invalid="ignore"):
+                scores = q @ np.swapaxes(K[..., k0:k1, :], -2, -1)  # [..., bq, bk]
+            if not np.isfinite(scores).all():
+                raise ValueError(
+                    "the scores Q K^T / sqrt(d_k) overflow to inf for these Q and K: "
+                    "their entries are too large for the dtype; scale Q and K down"
+                )
             if causal:
                 rows = np.arange(q0, q1)[:, None]  # [bq, 1]
                 cols = np.arange(k0, k1)[None, :]  # [1, bk]
@@ -75,3 +90,10 @@ def tiled_attention(
             running_max = new_max
         output[..., q0:q1, :] = acc / np.where(running_sum == 0, dtype(1), running_sum)
     return output
+
+
+def _is_float32(a: ArrayLike) -> bool:
+    try:
+        return as_numpy(a).dtype == np.float32
+    except (TypeError, ValueError, RuntimeError):
+        return False

@@ -55,9 +55,15 @@ def word_vectors(words: str | Sequence[str]) -> np.ndarray:
     Returns a float64 array ``[n, 6]``; column ``j`` means ``FEATURES[j]``.
 
     Raises:
-        ValueError: naming any word that is not in the toy vocabulary.
+        ValueError: naming any word that is not in the toy vocabulary, or if
+            ``words`` is not a string or a list of strings.
     """
-    tokens = words.lower().split() if isinstance(words, str) else [w.lower() for w in words]
+    if isinstance(words, str):
+        tokens = words.lower().split()
+    elif hasattr(words, "__iter__") and all(isinstance(w, str) for w in words):
+        tokens = [w.lower() for w in words]
+    else:
+        raise ValueError(f"words must be a string or a list of strings; got {words!r}")
     if not tokens:
         raise ValueError("word_vectors needs at least one word")
     unknown = [w for w in tokens if w not in _VOCABULARY]

@@ -23,9 +23,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import check_task_targets, finite_number, generator, positive_int
+from ._validate import (
+    InputTypeError,
+    check_budget,
+    finite_number,
+    generator,
+    id_tensor,
+    positive_int,
+)
 from .multihead import MultiHeadAttention
-from .tasks import cls_token
+from .tasks import check_task_targets, cls_token
 
 __all__ = ["AttentionModel", "accuracy", "hand_built_position_model", "train"]
 
@@ -64,9 +71,14 @@ class AttentionModel(nn.Module):
             ("d_model", d_model),
         ):
             positive_int(name, value)
+        check_budget("vocab_size and d_model are", 8 * (vocab_size + n_positions) * d_model)
         if readout not in _READOUTS:
             raise ValueError(f"readout must be one of {_READOUTS}; got {readout!r}")
+        if isinstance(seed, torch.Generator):
+            raise ValueError("seed must be a non-negative integer here; got a torch.Generator")
         generator(seed)  # checks it: a non-negative integer
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise ValueError(f"dtype must be a floating torch dtype; got {dtype!r}")
         self.readout_from = readout
         self.n_positions = n_positions
         with torch.random.fork_rng(devices=[]):
@@ -87,8 +99,11 @@ class AttentionModel(nn.Module):
         or ``[B, n, n_classes]`` (``readout="tokens"``), weights ``[B, h, n, n]``.
 
         Raises:
-            ValueError: if ``tokens`` is not ``[B, n]`` or is longer than ``n_positions``.
+            ValueError: if ``tokens`` is not ``[B, n]``, is longer than ``n_positions``,
+                or holds an id outside ``0 .. vocab_size - 1``.
+            TypeError: if ``tokens`` is not integers.
         """
+        tokens = id_tensor("tokens", tokens, self.embed.num_embeddings, "token ids")
         if tokens.dim() != 2 or tokens.shape[1] > self.n_positions:
             raise ValueError(
                 f"tokens must have shape [B, n] with n <= n_positions={self.n_positions}; "
@@ -108,12 +123,27 @@ def _loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
-def _check_data(inputs: torch.Tensor, targets: torch.Tensor) -> None:
-    if inputs.dim() != 2 or targets.shape[0] != inputs.shape[0]:
+def _check_data(model: Any, inputs: Any, targets: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """``inputs [N, n]`` token ids and ``targets`` (``[N]``, or ``[N, n]`` per token) checked."""
+    if not isinstance(model, AttentionModel):
+        raise InputTypeError(f"model must be a lessons.AttentionModel; got {type(model).__name__}")
+    inputs = id_tensor("inputs", inputs, model.embed.num_embeddings, "token ids")
+    targets = id_tensor("targets", targets, model.readout.out_features, "class labels")
+    if inputs.dim() != 2 or inputs.shape[1] > model.n_positions:
         raise ValueError(
-            f"inputs must be [N, n] and targets [N] or [N, n] with the same N; "
-            f"got {tuple(inputs.shape)} and {tuple(targets.shape)}"
+            f"inputs must have shape [N, n] with n <= n_positions={model.n_positions}; "
+            f"got {list(inputs.shape)}"
         )
+    N, n = inputs.shape
+    wanted = [N] if model.readout_from == "cls" else [N, n]
+    if list(targets.shape) != wanted:
+        raise ValueError(
+            f"targets must have shape {wanted}, with the same N as inputs (one label per "
+            f"{'sequence' if model.readout_from == 'cls' else 'token'}, readout="
+            f"{model.readout_from!r}) for inputs of shape {list(inputs.shape)}; "
+            f"got {list(targets.shape)}"
+        )
+    return inputs, targets
 
 
 class _Adam:
@@ -172,12 +202,17 @@ def train(
 
     Raises:
         ValueError: naming the value, if ``steps`` or ``batch_size`` is not a
-            positive integer, ``lr`` is not positive, or the shapes do not match.
+            positive integer, ``lr`` is not a finite number > 0, a token id or label
+            is out of range, the shapes do not match, or a step makes a parameter
+            NaN or inf (``lr`` too large). Checked before the first step.
+        TypeError: if ``model`` is not an ``AttentionModel`` or the ids are not integers.
     """
-    _check_data(inputs, targets)
+    inputs, targets = _check_data(model, inputs, targets)
     positive_int("steps", steps)
     finite_number("lr", lr, positive=True)
     positive_int("batch_size", batch_size, allow_none=True)
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be a function callback(step, model); got {callback!r}")
     g = generator(seed)
     params = [p for p in model.parameters() if p.requires_grad]
     adam = _Adam(params, lr)
@@ -192,8 +227,18 @@ def train(
             else:
                 rows = torch.randperm(len(inputs), generator=g)[:batch_size]  # [batch]
                 batch_x, batch_y = inputs[rows], targets[rows]
-            loss = _loss(model(batch_x)[0], batch_y)
-            adam.step(torch.autograd.grad(loss, params))
+            try:  # a too large lr shows as a NaN, inf or overflow somewhere in the model
+                loss = _loss(model(batch_x)[0], batch_y)
+                adam.step(torch.autograd.grad(loss, params))
+                if len(losses) + 1 == steps and not all(torch.isfinite(p).all() for p in params):
+                    raise ValueError("a parameter became NaN or inf")
+            except ValueError as error:
+                if not adam.t:
+                    raise
+                raise ValueError(
+                    f"lr={lr} is too large: after {adam.t} steps the model broke down "
+                    f"({error}); try a smaller lr (0.01 is the default)"
+                ) from None
             losses.append(loss.item())
             if callback is not None:
                 model.eval()
@@ -215,9 +260,11 @@ def accuracy(
     ``mask`` is a keep-mask for the attention layer, as in ``AttentionModel.forward``.
 
     Raises:
-        ValueError: if the shapes do not match.
+        ValueError: if the shapes do not match, or an id or label is out of range
+            (an empty set has no accuracy: it is refused too).
+        TypeError: if ``model`` is not an ``AttentionModel`` or the ids are not integers.
     """
-    _check_data(inputs, targets)
+    inputs, targets = _check_data(model, inputs, targets)
     logits, _ = model(inputs, mask=mask)
     return (logits.argmax(dim=-1) == targets).double().mean().item()
 

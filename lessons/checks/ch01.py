@@ -7,8 +7,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import float_input
 from ..softmax import softmax
-from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
+from .verdict import (
+    Verdict,
+    as_float_array,
+    as_whole_number,
+    close,
+    is_missing,
+    right,
+    unanswered,
+    wrong,
+)
 
 __all__ = ["check_pair_count", "check_soft_lookup"]
 
@@ -20,9 +30,9 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
     """
     if is_missing(answer):
         return unanswered("the weighted average of the values, one vector")
-    query = np.asarray(query, dtype=float)
-    keys = np.asarray(keys, dtype=float)
-    values = np.asarray(values, dtype=float)
+    query = float_input("query", query)  # [d]
+    keys = float_input("keys", keys)  # [n, d]
+    values = float_input("values", values)  # [n, d_v]
     scores = keys @ query  # [n]
     weights = softmax(scores)  # [n]
     expected = weights @ values  # [d_v]
@@ -60,10 +70,9 @@ def check_pair_count(answer: Any, n: int) -> Verdict:
     """Check the number of query-key scores self-attention computes for ``n`` tokens (chapter 1)."""
     if is_missing(answer):
         return unanswered("a whole number")
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        return wrong(f"The answer should be a number; got {type(answer).__name__}.")
+    value = as_whole_number(answer)
+    if value is None:
+        return wrong(f"The answer should be a whole number; got {answer!r}.")
     if value == n * n:
         return right(f"{n} queries times {n} keys: {n * n} scores, so the work grows like n².")
     if value == n * (n - 1) // 2:

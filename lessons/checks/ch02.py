@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import check_qkv_shapes, float_input
 from ..softmax import softmax
 from .verdict import (
     TOLERANCE,
@@ -28,7 +29,9 @@ def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
     """Check a dot product ``a · b`` worked out by the reader (chapter 2)."""
     if is_missing(answer):
         return unanswered("the dot product of a and b, a single number")
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = float_input("a", a), float_input("b", b)  # [d], [d]
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape; got {a.shape} and {b.shape}")
     expected = float(a @ b)
     got = as_float_array(answer)
     if got is None:
@@ -56,7 +59,8 @@ def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
 
 def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     """Check a table of all query-key dot products, ``Q @ K.T`` (chapter 2)."""
-    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    Q, K = float_input("Q", Q), float_input("K", K)  # [n_q, d_k], [n_k, d_k]
+    check_qkv_shapes(Q, K, K)
     expected = Q @ K.T  # [n_q, n_k]
     verdict = judge(
         answer,

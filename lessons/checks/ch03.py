@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import float_input
 from .verdict import Verdict, judge, wrong
 
 __all__ = ["check_projection"]
@@ -14,7 +14,9 @@ __all__ = ["check_projection"]
 
 def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
     """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]`` (chapter 3)."""
-    X, W = np.asarray(X, dtype=float), np.asarray(W, dtype=float)
+    X, W = float_input("X", X), float_input("W", W)  # [n, d_model], [d_model, d_out]
+    if X.ndim != 2 or W.ndim != 2 or X.shape[1] != W.shape[0]:
+        raise ValueError(f"X [n, d_model] and W [d_model, d_out] do not fit: {X.shape}, {W.shape}")
     expected = X @ W  # [n, d_out]
     verdict = judge(
         answer,

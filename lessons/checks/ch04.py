@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import check_qkv_shapes, float_input
 from ..softmax import softmax
 from .verdict import Verdict, judge, wrong
 
@@ -15,7 +16,8 @@ __all__ = ["check_attention"]
 
 def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Verdict:
     """Check a scaled dot-product attention output ``softmax(Q K^T / sqrt(d_k)) V`` (chapter 4)."""
-    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+    Q, K, V = (float_input(name, a) for name, a in zip("QKV", (Q, K, V), strict=True))
+    check_qkv_shapes(Q, K, V)
     d_k = Q.shape[-1]
     scores = Q @ K.T  # [n_q, n_k]
     weights = softmax(scores / np.sqrt(d_k))  # [n_q, n_k]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import check_qkv_shapes, float_input
 from ..softmax import softmax
 from .verdict import Verdict, as_float_array, judge, wrong
 
@@ -15,7 +16,8 @@ __all__ = ["check_attention_weights"]
 
 def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     """Check attention weights ``softmax(Q K^T / sqrt(d_k))``, shape ``[n_q, n_k]`` (chapter 5)."""
-    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    Q, K = float_input("Q", Q), float_input("K", K)  # [n_q, d_k], [n_k, d_k]
+    check_qkv_shapes(Q, K, K)
     scores = Q @ K.T  # [n_q, n_k]
     scaled = scores / np.sqrt(Q.shape[-1])  # [n_q, n_k]
     expected = softmax(scaled)  # [n_q, n_k]

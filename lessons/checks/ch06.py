@@ -10,6 +10,16 @@ from .._validate import as_numpy
 from ..masks import causal_mask, padding_mask
 from .verdict import Verdict, is_missing, right, unanswered, wrong
 
+
+def _as_array(answer: Any) -> np.ndarray | None:
+    """The answer as a NumPy array, or None when it is ragged or not an array at all."""
+    try:
+        array = as_numpy(answer)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    return None if array.dtype == object else array
+
+
 __all__ = ["check_causal_mask", "check_padding_mask"]
 
 
@@ -18,7 +28,9 @@ def check_causal_mask(answer: Any, n: int) -> Verdict:
     if is_missing(answer):
         return unanswered(f"a boolean [{n}, {n}] mask")
     expected = causal_mask(n)  # [n, n]
-    got = as_numpy(answer)
+    got = _as_array(answer)
+    if got is None:
+        return wrong(f"The answer should be a boolean array; got {type(answer).__name__}.")
     if got.shape != (n, n):
         return wrong(
             f"One row per query and one column per key: shape [{n}, {n}]; yours {list(got.shape)}."
@@ -53,7 +65,9 @@ def check_padding_mask(answer: Any, lengths: list[int], n: int) -> Verdict:
         return unanswered(f"a boolean [{len(lengths)}, 1, {n}] mask")
     expected = padding_mask(lengths, n)  # [B, 1, n]
     rows = expected[:, 0, :]  # [B, n]
-    got = as_numpy(answer)
+    got = _as_array(answer)
+    if got is None:
+        return wrong(f"The answer should be a boolean array; got {type(answer).__name__}.")
     if got.dtype != np.bool_:
         return wrong(f"A keep-mask is boolean; yours has dtype {got.dtype}.")
     if got.shape == rows.shape and np.array_equal(got, rows):

@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from .._validate import float_tensor
 from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
 
 __all__ = ["check_block_output"]
@@ -18,6 +19,7 @@ def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
     """
     if is_missing(answer):
         return unanswered("the block's output, shape [B, n, d_model]")
+    x = float_tensor("x", x, block.norm1.weight.dtype)  # [B, n, d_model]
     with torch.no_grad():
         expected = block(x).numpy()  # [B, n, d_model]
         attend = block.attention(x)[0]

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import human_bytes
 from ..softmax import softmax
 from .verdict import Verdict, as_whole_number, is_missing, named_mistake, right, unanswered, wrong
 
@@ -22,7 +23,7 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
         return wrong(f"The answer should be a whole number of bytes; got {answer!r}.")
     expected = B * h * n * n * bytes_per_number
     if value == expected:
-        return right(f"B·h·n²·bytes = {expected} bytes, {_human_bytes(expected)}.")
+        return right(f"B·h·n²·bytes = {expected} bytes, {human_bytes(expected)}.")
     mistake = named_mistake(
         np.asarray(float(value)),
         [
@@ -67,12 +68,3 @@ def check_online_update(update: Callable[..., Any]) -> Verdict:
         "acc / ell is not softmax(scores) @ values. Did you rescale the old ell and acc "
         "by exp(m - m_new)?"
     )
-
-
-def _human_bytes(num_bytes: float) -> str:
-    """Bytes as a short string in KiB, MiB, GiB or TiB (powers of 1024)."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if num_bytes < 1024:
-            return f"{num_bytes:g} {unit}"
-        num_bytes /= 1024
-    return f"{num_bytes:g} TiB"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import torch
 
+from .._validate import as_numpy
 from ..training import AttentionModel, accuracy
 from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
 
@@ -60,7 +62,10 @@ def check_blocked_accuracy(
             f"The model gets only {plain:.4f} right without any blocking: train it first, "
             "then block the key."
         )
-    keep = torch.arange(tokens.shape[1]) != position  # [n_k]
+    n = as_numpy(tokens).shape[1]
+    if isinstance(position, bool) or not isinstance(position, Integral) or not 0 <= position < n:
+        raise ValueError(f"position must be a key index from 0 to {n - 1}; got {position!r}")
+    keep = torch.arange(n) != position  # [n_k]
     expected = accuracy(model, tokens, labels, mask=keep)
     if abs(value - expected) < 1e-9:
         return right(f"Blocked: {expected:.4f}.")

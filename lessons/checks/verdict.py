@@ -107,11 +107,14 @@ def close(a: np.ndarray, b: np.ndarray) -> bool:
 def as_float_array(answer: Any) -> np.ndarray | None:
     """The answer (number, list, array or tensor) as a float64 array, or None if it is not one.
 
-    A ragged list or text gives None, so the check can say what it expected
-    instead of raising. NaN and inf stay: some checks diagnose them.
+    A ragged list, text or complex numbers give None, so the check can say what it
+    expected instead of raising. NaN and inf stay: some checks diagnose them.
     """
     try:
-        return as_numpy(answer, dtype=np.float64)
+        array = as_numpy(answer)
+        if array.dtype == object or np.iscomplexobj(array):
+            return None
+        return array.astype(np.float64)
     except (TypeError, ValueError, RuntimeError):
         return None
 

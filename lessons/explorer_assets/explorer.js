@@ -277,12 +277,18 @@
     return node;
   }
 
+  function isolated(text) {
+    // A reader's text in its own direction: a right-to-left token (or a stray U+202E)
+    // cannot reorder the numbers and words around it.
+    return el("bdi", {}, [text]);
+  }
+
   function label(text, index) {
     // A token named by its position ("0", "1", ...) needs no second index.
     if (text === String(index)) {
-      return [text];
+      return [isolated(text)];
     }
-    return [text, el("span", { class: "ax-idx" }, [String(index)])];
+    return [isolated(text), el("span", { class: "ax-idx" }, [String(index)])];
   }
 
   function tokenButton(table, i) {
@@ -295,7 +301,8 @@
         "data-token": i,
         "data-focus-key": table + ":" + i,
         "aria-pressed": pressed ? "true" : "false",
-        title: "Follow token " + i + " (" + tokens[i] + ")",
+        // U+2068 ... U+2069 isolate the token's direction inside the tooltip.
+        title: "Follow token " + i + " (\u2068" + tokens[i] + "\u2069)",
       },
       label(tokens[i], i)
     );
@@ -318,7 +325,7 @@
       if (j < 0) {
         head.push(el("th", { scope: "col", title: spec.columns.length + " columns" }, ["\u2026"]));
       } else {
-        head.push(el("th", { scope: "col" }, c === null ? label(tokens[j], j) : [c]));
+        head.push(el("th", { scope: "col" }, c === null ? label(tokens[j], j) : [isolated(String(c))]));
       }
     });
     if (spec.rowSums) {
@@ -583,7 +590,9 @@
         ]),
       ];
     }
-    var name = "query " + i + (tokens[i] === String(i) ? "" : " \u201c" + tokens[i] + "\u201d");
+    var name = tokens[i] === String(i)
+      ? ["query " + i]
+      : ["query " + i + " \u201c", isolated(tokens[i]), "\u201d"];
     var sd = digitsFor(r.S);
     var line;
     switch (state.stage) {
@@ -644,7 +653,7 @@
       })
       .join(" + ");
     return [
-      el("p", { "data-detail": "stage" }, [el("strong", {}, [name + ": "]), line]),
+      el("p", { "data-detail": "stage" }, [el("strong", {}, name.concat([": "])), line]),
       el("p", { "data-detail": "row-sum", "data-value": String(total) }, [
         "Row " + i + " of A sums to " + fmt(total, 3) + ": " +
           kept.map(function (j) { return fmt(r.A[i][j], 3); }).join(" + ") +
@@ -864,7 +873,7 @@
   }
 
   var ui = el("div", { class: "ax-ui" }, [
-    el("div", { class: "ax-title" }, [data.title]),
+    el("div", { class: "ax-title" }, [isolated(data.title)]),
     el("div", { class: "ax-bar" }, [prevButton, stageGroup, nextButton]),
     el("div", { class: "ax-controls" }, [
       el("label", { class: "ax-check" }, [scaleBox, " scale by \u221ad_k"]),
