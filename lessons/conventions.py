@@ -16,12 +16,13 @@ it. The conventions ``keep_mask`` and ``diagnose_mask`` understand:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import torch
 
-from ._validate import as_numpy, check_ndim, is_tensor, positive_int
+from ._validate import as_numpy, check_budget, check_ndim, is_tensor, positive_int
 
 __all__ = ["CONVENTIONS", "diagnose_mask", "keep_mask"]
 
@@ -192,6 +193,7 @@ def _scores(scores_shape: Any) -> tuple[tuple[int, ...], Any]:
             "scores_shape must be the scores' shape [..., n_q, n_k], at least 2 positive sizes "
             f"(a tuple, a list or a torch.Size); got {scores_shape!r}"
         )
+    check_budget("scores_shape", 2 * math.prod(dims))  # booleans the size of the scores, twice
     return dims, dtype
 
 

@@ -63,6 +63,10 @@ def apply_style() -> None:
     )
 
 
+#: The most cells ``heatmap`` writes out: a 32 x 32 table is already hard to read.
+MAX_CELLS = 32 * 32
+
+
 @contextmanager
 def _no_forced_draw(fig: Any) -> Iterator[None]:
     """Skip the full draw of ``fig`` that ``seaborn.heatmap`` forces on every call.
@@ -115,9 +119,20 @@ def heatmap(
     """
     import seaborn as sns
 
-    values = as_numpy(values, dtype=float)  # [n_rows, n_cols]
-    if values.ndim != 2:
-        raise ValueError(f"heatmap needs a 2-D table [n_rows, n_cols]; got shape {values.shape}")
+    try:
+        if np.iscomplexobj(as_numpy(values)):
+            raise TypeError("complex")
+        values = as_numpy(values, dtype=float)  # [n_rows, n_cols]; NaN allowed (chapter 6)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "heatmap needs a rectangular 2-D table of real numbers [n_rows, n_cols]; "
+            f"got {type(values).__name__}"
+        ) from None
+    if values.ndim != 2 or values.size == 0 or values.size > MAX_CELLS:
+        raise ValueError(
+            f"heatmap needs a 2-D table [n_rows, n_cols] of 1 to {MAX_CELLS} cells, each "
+            f"written out; got shape {tuple(values.shape)}"
+        )
     if len(row_labels) != values.shape[0] or len(col_labels) != values.shape[1]:
         raise ValueError(
             f"labels do not match the table: values has shape {values.shape}, "
