@@ -156,7 +156,9 @@
       core.matrixTable(result.rows, {
         name: "cls-rows",
         rows: data.classes,
-        columns: data.positions,
+        columns: data.positions.map(function (name, j) {
+          return blocked[j] ? name + " (blocked)" : name;
+        }),
         caption:
           "Mean attention of the [CLS] query, by label (rows) and key position (columns)" +
           (names.length ? "; blocked: " + names.join(", ") : ""),
