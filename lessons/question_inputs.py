@@ -21,11 +21,14 @@ from ._validate import as_numpy, is_tensor
 from .widgets import embed_json
 
 __all__ = [
+    "EMPTY",
     "KINDS",
+    "UNREADABLE",
     "answer_kind",
     "as_array",
     "choice_index",
     "labels",
+    "mistakes_at",
     "parse_number",
     "parse_shape",
     "shape_entries",
@@ -35,6 +38,21 @@ __all__ = [
 
 #: The kinds of question, and what the reader fills in for each.
 KINDS = ("number", "array", "shape", "choice")
+
+#: What the page says to an empty answer, and to one it cannot read, for each kind.
+EMPTY = {
+    "number": "Type a number first.",
+    "array": "Fill in every entry first.",
+    "shape": "Type a shape first, like [2, 3].",
+    "choice": "Pick one answer first.",
+}
+UNREADABLE = {
+    "number": "Type a number, like 0.25, -1 or 2/3.",
+    "array": "Type a number in every entry, like 0.25, -1 or 2/3.",
+    "shape": "Write the shape as sizes or names in brackets, like [2, 3].",
+    "choice": "Pick one of the answers.",
+}
+
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -147,6 +165,23 @@ def labels(name: str, value: Any, count: int) -> tuple[str, ...] | None:
     if isinstance(value, str) or len(value) != count:
         raise ValueError(f"{name} must be {count} labels, one per entry; got {value!r}")
     return tuple(str(v) for v in value)
+
+
+def mistakes_at(mistakes: dict[str, tuple[Any, str]], index: Any) -> dict[str, tuple[Any, str]]:
+    """Each mistake's value at ``index`` (a row ``1``, an entry ``(1, 2)``), for a question on a part.
+
+    ``mistakes_at(attention_weight_mistakes(Q, K), 1)`` gives the mistakes of row 2
+    of ``A``. A mistake that cannot apply (None) or has no such part is left out.
+    """
+    picked = {}
+    for name, (value, explanation) in mistakes.items():
+        if value is None:
+            continue
+        try:
+            picked[name] = (np.asarray(value, dtype=float)[index], explanation)
+        except (IndexError, TypeError, ValueError):
+            continue
+    return picked
 
 
 def valid_name(name: Any, what: str) -> str:

@@ -19,12 +19,12 @@ Python; the page's script (``lessons/question_assets/question.js``) applies the 
 rule, and the browser tests hold the two together. The page contract is in
 ``lessons/question_assets/README.md``.
 
-In a notebook cell::
+In a notebook cell, before the cell that computes ``A``::
 
     from lessons.checks.ch05 import attention_weight_mistakes
-    lessons.question("Predict row 2 of A.", A[1], mistakes={
-        name: (value[1], why) for name, (value, why) in attention_weight_mistakes(Q, K).items()
-        if value is not None})
+    from lessons.questions import mistakes_at
+    mistakes = mistakes_at(attention_weight_mistakes(Q, K), 1)  # row 2 of each mistake
+    lessons.question("Predict row 2 of `A`.", lessons.attention(Q, K, V)[1][1], mistakes=mistakes)
 """
 
 from __future__ import annotations
@@ -39,11 +39,14 @@ import numpy as np
 from ._validate import finite_number
 from .checks.verdict import right, wrong
 from .question_inputs import (
+    EMPTY,
     KINDS,
+    UNREADABLE,
     answer_kind,
     as_array,
     choice_index,
     labels,
+    mistakes_at,
     parse_number,
     parse_shape,
     shape_entries,
@@ -52,24 +55,10 @@ from .question_inputs import (
 )
 from .question_page import question_html
 
-__all__ = ["KINDS", "TOLERANCE", "Question", "question"]
+__all__ = ["KINDS", "TOLERANCE", "Question", "mistakes_at", "question"]
 
 #: Answers within this distance of the right number count as right, unless told otherwise.
 TOLERANCE = 0.005
-
-#: What the page says to an empty answer, and to one it cannot read, for each kind.
-EMPTY = {
-    "number": "Type a number first.",
-    "array": "Fill in every entry first.",
-    "shape": "Type a shape first, like [2, 3].",
-    "choice": "Pick one answer first.",
-}
-UNREADABLE = {
-    "number": "Type a number, like 0.25, -1 or 2/3.",
-    "array": "Type a number in every entry, like 0.25, -1 or 2/3.",
-    "shape": "Write the shape as sizes or names in brackets, like [2, 3].",
-    "choice": "Pick one of the answers.",
-}
 
 
 def _show(x: float, tolerance: float) -> str:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import lessons
 from lessons.checks import ch02, ch04, ch05, ch07, ch10
 from lessons.question_inputs import parse_number, parse_shape
-from lessons.questions import TOLERANCE, question
+from lessons.questions import TOLERANCE, mistakes_at, question
 
 # Chapter 5's worked example.
 Q5 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [3, 2]
@@ -70,12 +70,23 @@ def test_the_weights_question_embeds_lessons_numbers_and_the_checks_messages():
 
 def test_a_row_of_the_weights_is_a_vector_question():
     A = lessons.attention(Q5, K5, V5)[1]  # [3, 3]
-    rows = {k: (v[1], why) for k, (v, why) in ch05.attention_weight_mistakes(Q5, K5).items()}
+    rows = mistakes_at(ch05.attention_weight_mistakes(Q5, K5), 1)
+    full = ch05.attention_weight_mistakes(Q5, K5)
+    assert list(rows) == list(full)  # all five apply to this square example
+    for name, (value, why) in rows.items():
+        np.testing.assert_array_equal(value, full[name][0][1])
+        assert why == full[name][1]
     q = question("Row 2 of A?", A[1], mistakes=rows, columns=["k1", "k2", "k3"])
     assert q.kind == "array" and np.shape(q.answer) == (3,)
     assert q.shown(q.answer) == [[f"{x:.3f}".rstrip("0").rstrip(".") for x in A[1]]]
     assert q.grade(q.shown(q.answer))[0] == "correct"
     assert "softmax-over-columns" in q.mistakes and "transpose" in q.mistakes
+
+
+def test_mistakes_at_leaves_out_what_has_no_such_part():
+    mistakes = {"none": (None, "x"), "short": ([1.0], "y"), "ok": ([[1.0, 2.0], [3.0, 4.0]], "z")}
+    assert list(mistakes_at(mistakes, 1)) == ["ok"]
+    assert mistakes_at(mistakes, (1, 0))["ok"][0] == 3.0
 
 
 def test_a_shape_question_keeps_only_mistakes_of_another_shape():

@@ -29,6 +29,7 @@ import torch
 import lessons
 from lessons.checks import ch02, ch04, ch05, ch07, ch10
 from lessons.lab_export import blocked_keep
+from lessons.questions import mistakes_at
 from lessons.training import accuracy
 
 CHROMIUM = "/usr/bin/chromium"
@@ -93,7 +94,7 @@ def questions() -> list[lessons.Question]:
     V = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # [3, 2]
     out, A = lessons.attention(Q, K, V)  # [3, 2], [3, 3]
     weights = ch05.attention_weight_mistakes(Q, K)
-    row_2 = {k: (v[1], why) for k, (v, why) in weights.items() if v is not None}
+    row_2 = mistakes_at(weights, 1)
     X = np.arange(24.0).reshape(2, 3, 4)  # [B, n, d_model]
     return [
         lessons.question(
