@@ -85,7 +85,8 @@ class Lab:
             '<table class="ll-static"><caption>Mean attention of the [CLS] query, '
             f"by label (rows) and key position (columns)</caption><thead><tr><td></td>{head}"
             f"</tr></thead><tbody>{rows}</tbody></table></div>"
-            '<noscript><p class="lw-note">Blocking keys needs JavaScript.</p></noscript>'
+            '<p class="lw-note" data-static-note="">Blocking keys needs the script that runs in '
+            "the book, in Colab and in a trusted notebook; shown here: nothing blocked.</p>"
         )
         return widget_html(
             {"class": "lw ll", "data-lab": "attention"},

@@ -42,8 +42,8 @@ def question_html(q: Question) -> str:
         '<button type="button" class="lq-button" data-action="reveal">Show answer</button>'
         "</div>"
         '<p class="lq-feedback" data-feedback="" role="status" aria-live="polite"></p>'
-        '<noscript><p class="lw-note">This question grades itself where JavaScript runs.</p>'
-        "</noscript>"
+        '<p class="lw-note" data-static-note="">This question checks answers where its script '
+        "runs: in the book, in Colab, in a trusted notebook.</p>"
     )
     return widget_html(
         {

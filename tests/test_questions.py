@@ -201,6 +201,7 @@ def test_the_html_is_deterministic_has_no_ids_and_carries_the_contract():
     assert 'data-verdict="unanswered"' in page and f'data-question="{first.name}"' in page
     assert page.count("data-answer=") == 9
     assert 'data-action="check"' in page and 'data-action="reveal"' in page
+    assert page.count('data-static-note=""') == 1  # for viewers that do not run the script
     embedded = re.search(r'data-question-data="">(.*?)</script>', page).group(1)
     assert json.loads(embedded) == json.loads(json.dumps(first.data()))
 

@@ -181,6 +181,7 @@ def drive(driver, root) -> dict:
     check = root.find_element(By.CSS_SELECTOR, '[data-action="check"]')
     feedback = root.find_element(By.CSS_SELECTOR, "[data-feedback]")
     assert root.get_attribute("data-verdict") == "unanswered", where
+    assert not root.find_elements(By.CSS_SELECTOR, "[data-static-note]"), where
     root.find_element(By.CSS_SELECTOR, '[data-action="reveal"]').click()
     assert root.get_attribute("data-revealed") == "true", where
     check.click()

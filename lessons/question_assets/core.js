@@ -32,8 +32,12 @@
     return root;
   }
 
-  // Mark a root as started: tests wait for data-ready="true".
+  // Mark a root as started (tests wait for data-ready="true") and drop the note shown
+  // to readers whose viewer does not run the script.
   function ready(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("[data-static-note]"), function (note) {
+      note.remove();
+    });
     root.setAttribute("data-ready", "true");
   }
 
