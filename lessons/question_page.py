@@ -67,7 +67,7 @@ def _inputs(q: Question) -> str:
         return (
             '<p class="lq-field"><label>Your answer '
             f'<input {_TEXT_INPUT} inputmode="decimal" data-answer=""></label> '
-            f'<span class="lw-note">within ±{_plain(q.tolerance)}</span></p>'
+            f'<span class="lw-note">{_within(q)}</span></p>'
         )
     if q.kind == "shape":
         return (
@@ -127,6 +127,12 @@ def _grid(q: Question) -> str:
         f"±{_plain(q.tolerance)}</caption>"
         f"{header}<tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _within(q: Question) -> str:
+    """The note beside a number's input: how close counts."""
+    whole = float(q.answer).is_integer() and q.tolerance < 0.5
+    return "a whole number" if whole else f"within ±{_plain(q.tolerance)}"
 
 
 def _plain(x: float) -> str:
