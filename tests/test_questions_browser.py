@@ -354,6 +354,36 @@ def test_screenshots_when_asked(loaded, tmp_path):
     )
 
 
+def test_inside_a_page_of_the_built_book_with_its_theme(driver, tmp_path, trained):
+    """Chapter 11's built page with the questions and the lab added, as a chapter will hold them."""
+    page = BUILT / "11_seeing_attention_learn.html"
+    if not page.exists():
+        pytest.skip(f"{page.relative_to(ROOT)} is not built: run `make book` first")
+    widgets = "".join(q._repr_html_() for q in questions()) + lessons.lab(*trained)._repr_html_()
+    text = page.read_text("utf-8")
+    text = text.replace("<head>", f'<head><base href="{BUILT.as_uri()}/">', 1)
+    text = text.replace('<article class="bd-article">', f'<article class="bd-article">{widgets}', 1)
+    path = tmp_path / "chapter.html"
+    path.write_text(text, encoding="utf-8")
+    driver.get(path.as_uri())
+    for root in ready_roots(driver, "[data-question]"):
+        drive(driver, root)
+    lab = ready_roots(driver, "[data-lab]")[0]
+    lab.find_element(By.CSS_SELECTOR, '[data-block="4"]').click()
+    assert lab.find_element(By.CSS_SELECTOR, "[data-accuracy]").text == "0.5000"
+    errors = severe(driver)
+    assert not errors, f"the page logged errors: {errors}"
+    if AXE.exists():
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+        violations = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document.querySelectorAll('[data-question], [data-lab]'), "
+            "{resultTypes: ['violations']}).then(r => done(r.violations.filter("
+            "v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)))"
+        )
+        assert violations == []
+
+
 def _built_pages() -> list[Path]:
     if not BUILT.is_dir():
         return []
