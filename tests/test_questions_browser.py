@@ -274,6 +274,38 @@ def test_the_keyboard_alone_answers_and_checks(loaded):
     assert choice.get_attribute("data-verdict") == "correct"
 
 
+# Typed answers, some lenient, some unreadable: the page must grade each as Question.grade does.
+TYPED = {
+    "shape": [
+        "[2, 2, 3, 2]",
+        "2 x 2 x 3 x 2",
+        "torch.Size([2, 2, 3, 2])",
+        "(2,2,3,02)",
+        "2x3x2x2",
+        "[2; 3; 2; 2]",
+        "[B, h, n, d_k]",
+        "[]",
+        "  ",
+    ],
+    "number": ["288", " 288.0 ", "2880/10", "\u2212288", "288,0", "256", "1e3", "abc", "1/0", ""],
+}
+
+
+def test_the_page_reads_what_is_typed_as_python_does(loaded):
+    for kind, texts in TYPED.items():
+        q = next(q for q in questions() if q.kind == kind)
+        root = loaded.find_element(By.CSS_SELECTOR, f'[data-question="{q.name}"]')
+        check = root.find_element(By.CSS_SELECTOR, '[data-action="check"]')
+        for text in texts:
+            loaded.execute_script(FILL, root, [text])
+            check.click()
+            verdict, name, message = q.grade(text)
+            assert root.get_attribute("data-verdict") == verdict, (kind, text)
+            assert root.get_attribute("data-mistake") == name, (kind, text)
+            shown = root.find_element(By.CSS_SELECTOR, "[data-feedback]").text
+            assert shown == message, (kind, text)
+
+
 def test_the_labs_accuracy_is_lessons_accuracy_for_every_single_block(loaded, trained):
     model, x, y = trained
     root = loaded.find_element(By.CSS_SELECTOR, "[data-lab]")
