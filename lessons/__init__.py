@@ -14,6 +14,8 @@ One module per idea, each naming the chapter that teaches it:
 - ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
 - ``tasks``: synthetic tasks with known answers; ``training``: a tiny model and its training loop (chapter 11)
 - ``explorer``: ``explorer``, an interactive attention widget in plain HTML and JavaScript (chapters 4-7, Explorer page)
+- ``questions``: ``question``, predict-then-check questions graded in the page; ``lab``:
+  chapter 11's lab, block keys of a trained model in the page (``widgets``: what both are made of)
 - ``plots``: the book's style, ``heatmap`` and the seaborn plots (chapters 4, 11)
 - ``diagrams``: the chapters' diagrams (chapters 2, 6, 7, 9)
 - ``toy``: hand-set word vectors (chapter 1)
@@ -34,11 +36,13 @@ from .book import glue, setup
 from .checks import *  # noqa: F403  (every check_*, one module per chapter, and Verdict)
 from .conventions import diagnose_mask, keep_mask
 from .explorer import Explorer, explorer, explorer_from_embeddings
+from .lab import Lab, lab
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .plots import heatmap
 from .positions import alibi_bias, alibi_slopes, offset_matrix, rope, sinusoidal_encoding
 from .projections import project, qkv, split_qkv
+from .questions import Question, question
 from .softmax import softmax
 from .tasks import cls_token, position_labels, position_task, reversal_task
 from .tiled import tiled_attention

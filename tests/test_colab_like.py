@@ -102,3 +102,37 @@ def test_notebook_runs_with_only_colabs_packages(
         o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
     ]
     assert errors == [], json.dumps(errors)[:500]
+
+
+# A question and chapter 11's lab, built as a chapter would build them.
+WIDGETS = """
+import lessons
+from lessons.checks.ch05 import attention_weight_mistakes
+Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+K = [[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+A = lessons.attention(Q, K, K)[1]
+question = lessons.question("Predict A.", A, mistakes=attention_weight_mistakes(Q, K))
+x, y = lessons.position_task(200, seed=3)
+lab = lessons.lab(lessons.hand_built_position_model(), x, y)
+"""
+
+
+def test_questions_and_the_lab_show_the_same_html_with_only_colabs_packages(
+    colab_kernel, monkeypatch, tmp_path
+):
+    kernel, env = colab_kernel
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(WIDGETS + "display(question)\ndisplay(lab)")]
+    )
+    client = NotebookClient(
+        nb, kernel_name=kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    shown = [
+        o["data"]["text/html"] for o in nb.cells[0].outputs if "text/html" in o.get("data", {})
+    ]
+    here: dict = {}
+    exec(WIDGETS, here)  # the same code with this checkout's lessons
+    assert shown == [here["question"]._repr_html_(), here["lab"]._repr_html_()]

@@ -33,3 +33,23 @@ def test_every_direct_dependency_is_in_the_pins():
     for requirement in _requirements("requirements.in"):
         if requirement != "-e .":
             assert re.split(r"[=<>]", requirement)[0].lower() in pinned, requirement
+
+
+def test_a_plain_install_ships_every_subpackage_and_every_widget_asset():
+    """`pip install .` (what Colab's first cell does) must carry all of `lessons`."""
+    from fnmatch import fnmatch
+
+    package = ROOT / "lessons"
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in package.rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found <= listed, f"subpackages missing from [tool.setuptools] packages: {found - listed}"
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["lessons"]
+    for folder in ("explorer_assets", "question_assets"):
+        for path in (package / folder).iterdir():
+            if path.suffix in (".js", ".css"):
+                name = path.relative_to(package).as_posix()
+                assert any(fnmatch(name, p) for p in patterns), name

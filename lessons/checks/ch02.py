@@ -25,6 +25,27 @@ from .verdict import (
 __all__ = ["check_dot_product", "check_score_matrix", "check_softmax_function"]
 
 
+def score_matrix_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of a score table ``Q @ K.T`` ``[n_q, n_k]`` (chapter 2).
+
+    ``{name: (what the wrong method computes, or None where it cannot apply, the
+    explanation)}``, shared by ``check_score_matrix`` and the in-page questions.
+    """
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    expected = Q @ K.T  # [n_q, n_k]
+    return {
+        "transpose": (
+            expected.T,
+            f"This is K @ Q.T, the transpose: rows must be queries and columns keys, "
+            f"so the shape is [n_q, n_k] = {list(expected.shape)}.",
+        ),
+        "elementwise": (
+            Q * K if Q.shape == K.shape else None,
+            "Q * K multiplies entries one by one; a table of dot products needs Q @ K.T.",
+        ),
+    }
+
+
 def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
     """Check a dot product ``a · b`` worked out by the reader (chapter 2)."""
     if is_missing(answer):
@@ -72,17 +93,7 @@ def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
             "The table should have one row per query and one column per key, shape "
             "{expected}; yours has shape {got}."
         ),
-        mistakes=[
-            (
-                expected.T,
-                f"This is K @ Q.T, the transpose: rows must be queries and columns keys, "
-                f"so the shape is [n_q, n_k] = {list(expected.shape)}.",
-            ),
-            (
-                Q * K if Q.shape == K.shape else None,
-                "Q * K multiplies entries one by one; a table of dot products needs Q @ K.T.",
-            ),
-        ],
+        mistakes=list(score_matrix_mistakes(Q, K).values()),
     )
     if verdict is not None:
         return verdict

@@ -14,6 +14,34 @@ from .verdict import Verdict, as_float_array, judge, wrong
 __all__ = ["check_attention_weights"]
 
 
+def attention_weight_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of attention weights ``[n_q, n_k]`` (chapter 5).
+
+    ``{name: (what the wrong method computes, or None where it cannot apply, the
+    explanation)}``, shared by ``check_attention_weights`` and the in-page questions.
+    """
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    scores = Q @ K.T  # [n_q, n_k]
+    scaled = scores / np.sqrt(Q.shape[-1])  # [n_q, n_k]
+    square = scores.shape[0] == scores.shape[1]
+    return {
+        "raw-scores": (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
+        "scaled-scores": (scaled, "These are the scaled scores: apply softmax to each row."),
+        "no-scaling": (
+            softmax(scores),
+            "You forgot the scaling: divide the scores by sqrt(d_k) first.",
+        ),
+        "transpose": (
+            softmax(scaled).T,
+            "This is the transpose: rows are queries, columns are keys.",
+        ),
+        "softmax-over-columns": (
+            softmax(scaled, axis=0) if square else None,
+            "Each column sums to 1; softmax each row instead.",
+        ),
+    }
+
+
 def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     """Check attention weights ``softmax(Q K^T / sqrt(d_k))``, shape ``[n_q, n_k]`` (chapter 5)."""
     Q, K = float_input("Q", Q), float_input("K", K)  # [n_q, d_k], [n_k, d_k]
@@ -21,22 +49,12 @@ def check_attention_weights(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     scores = Q @ K.T  # [n_q, n_k]
     scaled = scores / np.sqrt(Q.shape[-1])  # [n_q, n_k]
     expected = softmax(scaled)  # [n_q, n_k]
-    square = scores.shape[0] == scores.shape[1]
     verdict = judge(
         answer,
         expected,
         what="the weights, shape [n_q, n_k]",
         praise="Every row sums to 1 and follows the scaled scores.",
-        mistakes=[
-            (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
-            (scaled, "These are the scaled scores: apply softmax to each row."),
-            (softmax(scores), "You forgot the scaling: divide the scores by sqrt(d_k) first."),
-            (expected.T, "This is the transpose: rows are queries, columns are keys."),
-            (
-                softmax(scaled, axis=0) if square else None,
-                "Each column sums to 1; softmax each row instead.",
-            ),
-        ],
+        mistakes=list(attention_weight_mistakes(Q, K).values()),
     )
     if verdict is not None:
         return verdict

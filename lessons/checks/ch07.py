@@ -23,26 +23,66 @@ from .verdict import (
 __all__ = ["check_mha_parameter_count", "check_split_heads"]
 
 
+def split_heads_mistakes(X: Any, num_heads: int) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of splitting ``X [B, n, d_model]`` into heads (chapter 7).
+
+    ``{name: (what the wrong reshape gives, a NumPy array, the explanation)}``, shared
+    by ``check_split_heads`` and the in-page questions (a shape question uses the
+    arrays' shapes: ``[B, h, n, d_k]`` against ``[B, n, h, d_k]``).
+    """
+    X = torch.as_tensor(as_numpy(X, dtype=np.float64))  # [B, n, d_model]
+    B, n, d_model = X.shape
+    d_k = d_model // num_heads
+    return {
+        "view-without-transpose": (
+            X.reshape(B, num_heads, n, d_k).numpy(),  # [B, h, n, d_k], tokens mixed
+            "Right shape, wrong contents: view(B, h, n, d_k) cuts the memory in the wrong "
+            "order and mixes tokens into heads. Use view(B, n, h, d_k).transpose(1, 2).",
+        ),
+        "heads-after-tokens": (
+            X.view(B, n, num_heads, d_k).numpy(),  # [B, n, h, d_k]
+            "This is [B, n, h, d_k]: transpose(1, 2) to put heads before tokens.",
+        ),
+    }
+
+
+def mha_parameter_mistakes(d_model: int, bias: bool = True) -> dict[str, tuple[int | None, str]]:
+    """The named mistakes of counting multi-head attention's parameters (chapter 7).
+
+    ``{name: (the count a wrong method gives, or None where it cannot apply, the
+    explanation)}``, shared by ``check_mha_parameter_count`` and the in-page questions.
+    """
+    weights, biases = 4 * d_model * d_model, 4 * d_model
+    return {
+        "no-output-projection": (
+            3 * d_model * d_model + (3 * d_model if bias else 0),
+            "You counted W_Q, W_K and W_V; the output projection W_O has d_model² weights too.",
+        ),
+        "no-biases": (
+            weights if bias else None,
+            "Close: add the biases, one per output of each of the four projections (4 d_model).",
+        ),
+        "biases-counted": (
+            None if bias else weights + biases,
+            "This layer has bias=False: count the weights only.",
+        ),
+    }
+
+
 def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
     """Check heads split from ``X [B, n, d_model]`` into ``[B, h, n, d_k]`` (chapter 7)."""
     if is_missing(answer):
         return unanswered("a [B, h, n, d_k] tensor")
     X = torch.as_tensor(as_numpy(X, dtype=np.float64))  # [B, n, d_model]
     expected = split_heads(X, num_heads)  # [B, h, n, d_k]
-    B, n, d_model = X.shape
-    d_k = d_model // num_heads
     got = as_float_array(answer)
     if got is None:
         return wrong(f"The answer should be a tensor; got {type(answer).__name__}.")
     if close(got, expected.numpy()):
         return right("Head i holds columns i*d_k to (i+1)*d_k - 1 of every token.")
-    if close(got, X.reshape(B, num_heads, n, d_k).numpy()):
-        return wrong(
-            "Right shape, wrong contents: view(B, h, n, d_k) cuts the memory in the wrong "
-            "order and mixes tokens into heads. Use view(B, n, h, d_k).transpose(1, 2)."
-        )
-    if close(got, X.view(B, n, num_heads, d_k).numpy()):
-        return wrong("This is [B, n, h, d_k]: transpose(1, 2) to put heads before tokens.")
+    for value, message in split_heads_mistakes(X, num_heads).values():
+        if close(got, value):
+            return wrong(message)
     return wrong(
         f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}."
     )
@@ -55,20 +95,12 @@ def check_mha_parameter_count(answer: Any, d_model: int, bias: bool = True) -> V
     value = as_whole_number(answer)
     if value is None:
         return wrong(f"The answer should be a whole number; got {answer!r}.")
-    weights, biases = 4 * d_model * d_model, 4 * d_model
-    expected = weights + (biases if bias else 0)
+    expected = 4 * d_model * d_model + (4 * d_model if bias else 0)
     if value == expected:
         return right(
             "W_Q, W_K, W_V and W_O are each d_model x d_model, whatever the number of heads."
         )
-    if value == 3 * d_model * d_model + (3 * d_model if bias else 0):
-        return wrong(
-            "You counted W_Q, W_K and W_V; the output projection W_O has d_model² weights too."
-        )
-    if bias and value == weights:
-        return wrong(
-            "Close: add the biases, one per output of each of the four projections (4 d_model)."
-        )
-    if not bias and value == weights + biases:
-        return wrong("This layer has bias=False: count the weights only.")
+    for count, message in mha_parameter_mistakes(d_model, bias).values():
+        if value == count:
+            return wrong(message)
     return wrong("Count four d_model x d_model projections (Q, K, V, O), plus their biases if any.")

@@ -14,6 +14,31 @@ from .verdict import Verdict, as_whole_number, is_missing, named_mistake, right,
 __all__ = ["check_online_update", "check_weight_bytes"]
 
 
+def weight_bytes_mistakes(
+    B: int, h: int, n: int, bytes_per_number: int
+) -> dict[str, tuple[int, str]]:
+    """The named mistakes of the bytes of ``A [B, h, n, n]`` (chapter 10).
+
+    ``{name: (the count a wrong method gives, the explanation)}``, shared by
+    ``check_weight_bytes`` and the in-page questions.
+    """
+    return {
+        "no-batch": (
+            h * n * n * bytes_per_number,
+            "You left out the batch: every sequence has its own A.",
+        ),
+        "no-heads": (
+            B * n * n * bytes_per_number,
+            "You left out the heads: every head has its own A.",
+        ),
+        "numbers-not-bytes": (
+            B * h * n * n,
+            "You counted numbers, not bytes: multiply by the bytes per number.",
+        ),
+        "n-not-n-squared": (B * h * n * bytes_per_number, "A has n × n entries per head, not n."),
+    }
+
+
 def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: int) -> Verdict:
     """Check the bytes of the weights ``A [B, h, n, n]`` stored in full (chapter 10)."""
     if is_missing(answer):
@@ -26,12 +51,7 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
         return right(f"B·h·n²·bytes = {expected} bytes, {human_bytes(expected)}.")
     mistake = named_mistake(
         np.asarray(float(value)),
-        [
-            (h * n * n * bytes_per_number, "You left out the batch: every sequence has its own A."),
-            (B * n * n * bytes_per_number, "You left out the heads: every head has its own A."),
-            (B * h * n * n, "You counted numbers, not bytes: multiply by the bytes per number."),
-            (B * h * n * bytes_per_number, "A has n × n entries per head, not n."),
-        ],
+        list(weight_bytes_mistakes(B, h, n, bytes_per_number).values()),
     )
     return (
         mistake if mistake is not None else wrong("Multiply B, h, n × n and the bytes per number.")

@@ -1,0 +1,186 @@
+/* An in-page question of lessons.question: grade what the reader typed, name the mistake.
+ * The grading rule is Question.grade in lessons/questions.py, line for line: the same
+ * lenient parsing of numbers and shapes, the same tolerance, the mistakes in order.
+ * The answer, the mistakes and every message come from Python in the embedded JSON.
+ */
+(function (script) {
+  "use strict";
+  var core = window.LessonsCore;
+  var root = core && core.start(script, "data-question");
+  if (!root) {
+    return;
+  }
+  var data = core.readData(root, "data-question-data");
+  var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-answer]"));
+  var feedback = root.querySelector("[data-feedback]");
+  var NUMBER = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+
+  // lessons.question_inputs.parse_number
+  function parseNumber(text) {
+    text = text.trim().replace(/\u2212/g, "-");
+    if (/^[+-]?[0-9]+,[0-9]+$/.test(text)) {
+      text = text.replace(",", ".");
+    }
+    var parts = text.split("/").map(function (p) {
+      return p.trim();
+    });
+    var readable = parts.every(function (p) {
+      return NUMBER.test(p);
+    });
+    if (parts.length > 2 || !readable || (parts.length === 2 && parseFloat(parts[1]) === 0)) {
+      return null;
+    }
+    var value = parts.length === 2 ? parseFloat(parts[0]) / parseFloat(parts[1]) : parseFloat(parts[0]);
+    return isFinite(value) ? value : null;
+  }
+
+  // lessons.question_inputs.parse_shape
+  function parseShape(text) {
+    text = text.toLowerCase().replace(/_/g, "").replace(/^\s*(torch\.)?size/, "");
+    text = text.replace(/\s*([/*+-])\s*/g, "$1");
+    var entries = [];
+    text.split(/[\s,;()[\]\u00d7]+/).forEach(function (token) {
+      if (/^[0-9]+(x[0-9]+)+$/.test(token)) {
+        entries.push.apply(entries, token.split("x"));
+      } else if (token && token !== "x") {
+        entries.push(token);
+      }
+    });
+    return entries.map(function (e) {
+      return e.replace(/^0+(?=[0-9])/, "");
+    });
+  }
+
+  function grid(value) {
+    // A number, a vector or a matrix as rows of numbers.
+    if (!Array.isArray(value)) {
+      return [[value]];
+    }
+    return Array.isArray(value[0]) ? value : [value];
+  }
+
+  function matches(got, value) {
+    if (data.kind === "number" || data.kind === "array") {
+      var want = grid(value);
+      return got.every(function (row, i) {
+        return row.every(function (x, j) {
+          return Math.abs(x - want[i][j]) <= data.tolerance;
+        });
+      });
+    }
+    if (data.kind === "shape") {
+      return got.length === value.length && got.join("\u0000") === value.join("\u0000");
+    }
+    return got === value;
+  }
+
+  // Question.grade: {verdict, name, message} for what the inputs hold now.
+  function grade() {
+    var messages = data.messages;
+    var got;
+    if (data.kind === "choice") {
+      var picked = inputs.filter(function (input) {
+        return input.checked;
+      });
+      if (!picked.length) {
+        return { verdict: "unanswered", name: null, message: messages.empty };
+      }
+      got = Number(picked[0].value);
+    } else if (data.kind === "shape") {
+      if (!inputs[0].value.trim()) {
+        return { verdict: "unanswered", name: null, message: messages.empty };
+      }
+      got = parseShape(inputs[0].value);
+      if (!got.length) {
+        return { verdict: "wrong", name: null, message: messages.unreadable };
+      }
+    } else {
+      if (inputs.some(function (input) { return !input.value.trim(); })) {
+        return { verdict: "unanswered", name: null, message: messages.empty };
+      }
+      var width = grid(data.answer)[0].length;
+      got = [];
+      for (var k = 0; k < inputs.length; k++) {
+        var x = parseNumber(inputs[k].value);
+        if (x === null) {
+          return { verdict: "wrong", name: null, message: messages.unreadable };
+        }
+        if (k % width === 0) {
+          got.push([]);
+        }
+        got[got.length - 1].push(x);
+      }
+    }
+    if (matches(got, data.answer)) {
+      return { verdict: "correct", name: null, message: messages.correct };
+    }
+    for (var m = 0; m < data.mistakes.length; m++) {
+      if (matches(got, data.mistakes[m].value)) {
+        var mistake = data.mistakes[m];
+        return { verdict: "mistake", name: mistake.name, message: mistake.message };
+      }
+    }
+    return { verdict: "wrong", name: null, message: messages.wrong };
+  }
+
+  function show(verdict, name, message) {
+    root.setAttribute("data-verdict", verdict);
+    if (name) {
+      root.setAttribute("data-mistake", name);
+    } else {
+      root.removeAttribute("data-mistake");
+    }
+    feedback.textContent = message;
+  }
+
+  function check() {
+    var result = grade();
+    root.removeAttribute("data-revealed");
+    show(result.verdict, result.name, result.message);
+  }
+
+  function reveal() {
+    if (data.kind === "choice") {
+      inputs[data.shown].checked = true;
+    } else if (data.kind === "array") {
+      var cells = [].concat.apply([], data.shown);
+      inputs.forEach(function (input, k) {
+        input.value = cells[k];
+      });
+    } else {
+      inputs[0].value = data.shown;
+    }
+    root.setAttribute("data-revealed", "true");
+    show("unanswered", null, data.messages.revealed);
+  }
+
+  // Two copies of one question on a page must not share a radio group.
+  if (data.kind === "choice") {
+    var group = inputs[0].name;
+    var same = document.querySelectorAll('input[type="radio"][name="' + group + '"]');
+    if (same.length > inputs.length) {
+      var copy = document.querySelectorAll('[data-question="' + group + '"][data-ready]').length;
+      inputs.forEach(function (input) {
+        input.name = group + "-" + copy;
+      });
+    }
+  }
+
+  root.querySelector('[data-action="check"]').addEventListener("click", check);
+  root.querySelector('[data-action="reveal"]').addEventListener("click", reveal);
+  inputs.forEach(function (input) {
+    // A changed answer has not been checked yet.
+    input.addEventListener(input.type === "radio" ? "change" : "input", function () {
+      if (root.getAttribute("data-verdict") !== "unanswered") {
+        show("unanswered", null, "");
+      }
+    });
+    if (input.type === "text") {
+      core.onKeys(input, { Enter: check });
+    }
+  });
+  if (data.kind === "array") {
+    core.gridKeys(inputs, grid(data.answer)[0].length);
+  }
+  core.ready(root);
+})(document.currentScript);
