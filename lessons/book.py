@@ -104,8 +104,27 @@ def glue(
         value = GluedText(value)
         value.markdown = bool(markdown)
     try:
-        from myst_nb import glue as myst_glue
+        import myst_nb  # noqa: F401  (only to know whether the book's tools are here)
     except ImportError:
         return value
-    myst_glue(name, value, display=display)
+    _record(name, value, display)
     return value
+
+
+#: myst-nb reads a glued value from a display output whose MIME types carry this prefix.
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def _record(name: str, value: object, display: bool) -> None:
+    """Write the glue record myst-nb's ``{glue}`` reads: the value's display data, named.
+
+    The same output ``myst_nb.glue`` writes, without importing it: its import pulls
+    in nbformat's validator (about 2 s on a 2-core machine, once per chapter).
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as show
+
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    show({prefix + mime: data for mime, data in bundle.items()}, raw=True, metadata=metadata)

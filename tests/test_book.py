@@ -48,26 +48,33 @@ def test_setup_rejects_a_seed_that_is_not_a_non_negative_integer(seed):
         lessons.setup(seed)
 
 
-class _Recorder:
-    def __init__(self):
-        self.calls = []
-
-    def glue(self, name, value, display=True):
-        self.calls.append((name, value, display))
-
-
 @pytest.fixture
 def fake_myst_nb(monkeypatch):
-    recorder = _Recorder()
-    monkeypatch.setitem(sys.modules, "myst_nb", recorder)
-    return recorder
+    """myst_nb importable, and every glue record lessons writes, as (name, text, display)."""
+    import IPython.display
+
+    calls = []
+
+    def show(bundle, raw, metadata):
+        assert raw is True
+        record = metadata["scrapbook"]
+        text = bundle[record["mime_prefix"] + "text/plain"]
+        calls.append((record["name"], text, record["mime_prefix"] == ""))
+
+    monkeypatch.setitem(sys.modules, "myst_nb", object())
+    monkeypatch.setattr(IPython.display, "display", show)
+    return calls
+
+
+def test_the_glue_record_is_the_one_myst_nb_reads():
+    from myst_nb.ext.glue import GLUE_PREFIX
+
+    assert lessons.book.GLUE_PREFIX == GLUE_PREFIX
 
 
 def test_glue_rounds_floats_and_hides_the_value(fake_myst_nb):
     assert lessons.glue("x", np.float64(0.123456789)) == 0.1235
-    name, value, display = fake_myst_nb.calls[-1]
-    assert (name, repr(value), display) == ("x", "0.1235", False)
-    assert type(value) is float
+    assert fake_myst_nb[-1] == ("x", "0.1235", False)
 
 
 def test_glue_turns_numpy_integers_into_ints_and_keeps_booleans(fake_myst_nb):
@@ -84,3 +91,16 @@ def test_glue_shows_strings_without_quotes(fake_myst_nb):
 def test_glue_works_where_myst_nb_is_not_installed(monkeypatch):
     monkeypatch.setitem(sys.modules, "myst_nb", None)  # import now raises ImportError
     assert lessons.glue("x", 2.0 / 3.0) == 0.6667
+
+
+@pytest.mark.parametrize("value", [0.1235, 7, "text <eos>", True])
+def test_the_glue_record_equals_what_myst_nb_writes(monkeypatch, value):
+    import IPython.display
+    import myst_nb.ext.glue as myst_glue
+
+    ours, theirs = [], []
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: ours.append((a, k)))
+    monkeypatch.setattr(myst_glue, "ipy_display", lambda *a, **k: theirs.append((a, k)))
+    glued = lessons.glue("v", value)
+    myst_glue.glue("v", glued, display=False)
+    assert ours == theirs and len(ours) == 1
