@@ -256,10 +256,11 @@ def _blocked_rows(keep: np.ndarray, shape: tuple[int, ...], fits: bool, finite: 
     quiet = "; a finite sentinel (-1e9) quietly gives it weight on blocked keys" if finite else ""
     return [
         f"{len(empty)} of {rows.size} query rows have every key blocked (the first at index "
-        f"{empty[0].tolist()} of rows {list(rows.shape)}): a hand-written softmax or "
-        "nn.MultiheadAttention gives NaN there (and NaN gradients), lessons.attention and "
-        f"F.scaled_dot_product_attention give zeros{quiet}; leave every query a key, for "
-        "example by blocking padding as keys only"
+        f"{empty[0].tolist()}, the query rows having shape {list(rows.shape)}): a hand-written "
+        "softmax or nn.MultiheadAttention gives NaN there (and NaN gradients), "
+        "lessons.attention gives zeros (so does F.scaled_dot_product_attention on the CPU in "
+        f"recent PyTorch){quiet}; leave every query a key, for example by blocking padding "
+        "as keys only"
     ]
 
 

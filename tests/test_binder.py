@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 # What a chapter imports (the Colab-like check installs the same five).
@@ -50,7 +50,8 @@ def test_each_chapters_binder_button_opens_that_chapter():
     if not html.is_dir():
         pytest.skip("the book is not built: run `make book` (make test does)")
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
-    branch = CONFIG["repository"]["branch"]
+    # The launch buttons open the reader notebooks, published on their own branch.
+    branch = CONFIG["sphinx"]["config"].get("reader_notebooks_branch", "notebooks")
     chapters = sorted(p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
     for chapter in chapters:
         page = (html / f"{chapter}.html").read_text(encoding="utf-8")

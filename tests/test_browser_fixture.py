@@ -53,3 +53,11 @@ def test_without_chromium_browser_tests_skip_with_the_reason_or_fail_when_requir
         assert "REQUIRE_BROWSER_TESTS=1" in result.stdout
     else:
         assert result.returncode == 0 and "1 skipped" in result.stdout, result.stdout
+
+
+def test_paths_are_defined_once_in_repo_paths():
+    defines = re.compile(
+        r"^(ROOT|BOOK|HTML)\s*=|Path\(__file__\)\.resolve\(\)\.parent\.parent", re.M
+    )
+    found = sorted(p.name for p in TESTS.glob("*.py") if defines.search(p.read_text("utf-8")))
+    assert found == ["repo_paths.py"]

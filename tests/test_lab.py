@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 import websocket
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = "book/01_why_attention.ipynb"
 READER_CHAPTER = "_build/notebooks/01_why_attention.ipynb"  # `make lab` writes it first
 TOKEN = uuid.uuid4().hex

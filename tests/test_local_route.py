@@ -13,11 +13,10 @@ import shlex
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TORCH_PIN = re.search(r"^torch==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M)[1]

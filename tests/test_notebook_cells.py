@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from repo_paths import ROOT
+
 NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
 HIDDEN_TAGS = {"hide-input", "remove-input", "remove-cell"}
 MAX_LINES = 25

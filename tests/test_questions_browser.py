@@ -16,15 +16,15 @@ printed; with REQUIRE_BROWSER_TESTS=1 in the environment (CI) it fails instead.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from repo_paths import BOOK, HTML, ROOT
+from test_cls_lab import chapter_11_model
 
 import lessons
 from lessons.checks import ch02, ch04, ch05, ch07, ch10
@@ -32,47 +32,16 @@ from lessons.lab_export import blocked_keep
 from lessons.questions import mistakes_at
 from lessons.training import accuracy
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-    "--window-size=900,1200",
-)
-ROOT = Path(__file__).resolve().parent.parent
-BUILT = ROOT / "_build" / "html" / "book"
+BUILT = HTML / "book"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-CHAPTER_11 = ROOT / "book" / "11_seeing_attention_learn.ipynb"
+CHAPTER_11 = BOOK / "11_seeing_attention_learn.ipynb"
 
-_missing = [
-    what
-    for what, present in (
-        (CHROMIUM, Path(CHROMIUM).exists() or shutil.which("chromium")),
-        (CHROMEDRIVER, Path(CHROMEDRIVER).exists()),
-        ("the selenium package", importlib.util.find_spec("selenium")),
-    )
-    if not present
-]
-if _missing:
-    _reason = (
-        f"browser tests skipped: {', '.join(_missing)} missing "
-        "(apt-get install chromium chromium-driver; pip install selenium)"
-    )
-    if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
-        raise RuntimeError(_reason.replace("skipped", "required, but"))
-    print(_reason)
-    pytest.skip(_reason, allow_module_level=True)
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from test_lab import chapter_11_model  # noqa: E402
+try:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:  # the browser fixture (tests/conftest.py) then skips or fails, as set
+    By = Keys = WebDriverWait = None
 
 # Typing into many inputs through the keyboard is slow; set values and fire `input`.
 FILL = """
@@ -203,16 +172,10 @@ def drive(driver, root) -> dict:
     return data
 
 
-@pytest.fixture(scope="session")
-def driver():
-    options = Options()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    yield browser
-    browser.quit()
+@pytest.fixture
+def driver(browser):
+    """The session's one browser (tests/conftest.py), its console log emptied."""
+    return browser
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import tomllib
 import yaml
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import set_repository  # noqa: E402
 
