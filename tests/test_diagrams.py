@@ -25,6 +25,11 @@ from lessons.diagrams import (
 from lessons.plots import OKABE_ITO
 
 
+def suptitle(fig) -> str:
+    """The figure's title (``Figure.get_suptitle`` is matplotlib 3.8+; lessons supports 3.7)."""
+    return fig._suptitle.get_text() if fig._suptitle is not None else ""
+
+
 def _texts(ax) -> list[str]:
     """The words written on ``ax`` (arrows are texts too, with none)."""
     return [t.get_text() for t in ax.texts if t.get_text()]
@@ -32,7 +37,7 @@ def _texts(ax) -> list[str]:
 
 def test_vector_pairs_title_each_panel_with_the_dot_product_and_the_angle():
     fig = vector_pairs([2.0, 1.0], [[3.0, 1.5], [-1.0, 2.0], [-2.0, -1.0]], title="Turned")
-    assert fig.get_suptitle() == "Turned" and len(fig.axes) == 4
+    assert suptitle(fig) == "Turned" and len(fig.axes) == 4
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == [
         "a · b = 7.5, θ = 0°",
@@ -140,7 +145,7 @@ def test_split_heads_diagram_shows_every_number_once_in_x_and_once_in_a_head():
 def test_norm_placement_puts_the_norms_on_the_main_path_or_on_the_branches():
     fig = norm_placement(title="Norms")
     post, pre = fig.axes
-    assert fig.get_suptitle() == "Norms"
+    assert suptitle(fig) == "Norms"
     assert "post-norm" in post.get_title() and "pre-norm" in pre.get_title()
 
     def norm_xs(ax):

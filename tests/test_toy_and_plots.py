@@ -16,6 +16,11 @@ from lessons.plots import score_distributions, seed_band
 from lessons.toy import FEATURES, vocabulary
 
 
+def suptitle(fig) -> str:
+    """The figure's title (``Figure.get_suptitle`` is matplotlib 3.8+; lessons supports 3.7)."""
+    return fig._suptitle.get_text() if fig._suptitle is not None else ""
+
+
 def test_word_vectors_have_one_row_per_word_and_one_column_per_feature():
     X = word_vectors("The bank of the river")  # [5, 6]
     assert X.shape == (5, len(FEATURES)) and X.dtype == np.float64
@@ -113,7 +118,7 @@ def test_score_distributions_draw_raw_and_scaled_scores_with_one_colour_per_d_k(
     dots = {d: (rng.normal(size=(500, d)) * rng.normal(size=(500, d))).sum(1) for d in (4, 256)}
     fig = score_distributions(dots, title="Scores")
     raw, scaled = fig.axes
-    assert fig.get_suptitle() == "Scores"
+    assert suptitle(fig) == "Scores"
     assert raw.get_title() and scaled.get_title()
     assert raw.get_ylabel() == "density" and "sqrt" in scaled.get_xlabel()
     labels = [t.get_text() for t in scaled.get_legend().get_texts()]
