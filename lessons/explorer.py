@@ -11,7 +11,8 @@ The reader steps through the stages ``embeddings`` (only when built from
 embeddings) → ``qkv`` → ``scores`` ``S = Q Kᵀ`` → ``scaled`` ``Z = S / (√d_k·T)``
 → ``masked`` → ``weights`` ``A = softmax(Z)`` → ``output`` ``O = A V``, toggles
 the scaling and the causal mask, moves a temperature slider, picks a head, and
-clicks a query token to follow its row. The page contract (the ``data-*``
+clicks a query token to follow its row; made with ``length=``, it also moves where
+the padding starts and blocks the padded queries (chapter 6). The page contract (the ``data-*``
 attributes the tests drive) is in ``lessons/explorer_assets/README.md``.
 """
 
@@ -136,10 +137,9 @@ class Explorer:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``lessons.attention``'s output ``[h, n, d_v]`` and weights ``[h, n, n]``.
 
-        With the starting settings unless given (``length=None`` keeps the starting
-        length; the mask is ``lessons.explorer_page.keep_mask``). Dividing the scores by a number is
-        the same as dividing the queries by it, which is how the temperature and a
-        missing scaling are passed to ``lessons.attention``.
+        With the starting settings unless given; the mask is ``explorer_page.keep_mask``.
+        Dividing the scores by a number is the same as dividing the queries by it, which
+        is how the temperature and a missing scaling are passed to ``lessons.attention``.
         """
         s = self.settings
         scale = s.scale if scale is None else scale

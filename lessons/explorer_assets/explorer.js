@@ -2,7 +2,7 @@
  * lessons/explorer.py inlines this file after the widget's JSON data. The script finds
  * its own root (the element that holds it), so several widgets on one page stay
  * independent, and it computes every stage in the browser from the embedded Q, K, V.
- * The DOM contract that tests rely on is documented in lessons/explorer.py.
+ * The DOM contract that tests rely on is documented in lessons/explorer_assets/README.md.
  */
 (function (script) {
   "use strict";
