@@ -548,7 +548,8 @@
               "Turn on the causal mask to block later keys.";
         if (isPadded()) {
           maskExplain += (maskExplain ? " " : "") +
-            "The padding mask blocks the padded keys (tokens " + state.length + "\u2013" +
+            "The padding mask blocks the padded keys (" +
+            (state.length === n - 1 ? "token " : "tokens " + state.length + "\u2013") +
             (n - 1) + "): no query may look at them" +
             (state.pad_queries
               ? "; the padded queries' rows are blocked too, so they have nothing left to " +
