@@ -11,7 +11,8 @@ The reader steps through the stages ``embeddings`` (only when built from
 embeddings) → ``qkv`` → ``scores`` ``S = Q Kᵀ`` → ``scaled`` ``Z = S / (√d_k·T)``
 → ``masked`` → ``weights`` ``A = softmax(Z)`` → ``output`` ``O = A V``, toggles
 the scaling and the causal mask, moves a temperature slider, picks a head, and
-clicks a query token to follow its row. The page contract (the ``data-*``
+clicks a query token to follow its row; made with ``length=``, it also moves where
+the padding starts and blocks the padded queries (chapter 6). The page contract (the ``data-*``
 attributes the tests drive) is in ``lessons/explorer_assets/README.md``.
 """
 
@@ -27,9 +28,15 @@ import numpy as np
 
 from ._validate import finite_number
 from .attention import attention
-from .explorer_inputs import embeddings, float_array, heads_from, tokens_from
-from .explorer_page import page_html, rows
-from .masks import causal_mask
+from .explorer_inputs import (
+    embeddings,
+    float_array,
+    heads_from,
+    padding_length,
+    slider_value,
+    tokens_from,
+)
+from .explorer_page import head_label, keep_mask, page_html, rows
 from .projections import qkv
 
 __all__ = [
@@ -55,7 +62,9 @@ class ExplorerSettings:
     ``scale`` divides the scores by ``√d_k``; ``causal`` applies
     ``lessons.causal_mask``; ``temperature`` ``T`` divides the scaled scores (one
     of the slider's values, ``TEMPERATURE_RANGE``); ``stage`` is one of ``STAGES``;
-    ``head`` is the head shown first; ``title`` labels the widget.
+    ``head`` is the head shown first; ``title`` labels the widget. ``length``
+    ``k`` marks tokens ``k..n-1`` as padding (``None``: no padding; chapter 6),
+    and ``pad_queries`` blocks the padded queries' rows as well.
     """
 
     scale: bool = True
@@ -64,23 +73,15 @@ class ExplorerSettings:
     stage: str = "weights"
     head: int = 0
     title: str = "Attention explorer"
+    length: int | None = None
+    pad_queries: bool = False
 
-    def checked(self, num_heads: int, has_embeddings: bool) -> ExplorerSettings:
-        """These settings validated for ``num_heads`` heads, the temperature snapped to its step.
+    def checked(self, num_heads: int, has_embeddings: bool, n: int) -> ExplorerSettings:
+        """These settings checked for ``num_heads`` heads and ``n`` tokens, temperature snapped.
 
         Raises:
             ValueError: naming the setting that is out of range.
         """
-        low, high, step = TEMPERATURE_RANGE
-        t = self.temperature
-        if isinstance(t, bool) or not isinstance(t, int | float):
-            raise ValueError(f"temperature must be a number; got {t!r}")
-        steps = float(t) / step
-        if not (low <= t <= high and abs(steps - round(steps)) < 1e-9):
-            raise ValueError(
-                f"temperature must lie between {low} and {high} in steps of {step} "
-                f"(the slider's values); got {float(t)}"
-            )
         stages = STAGES if has_embeddings else STAGES[1:]
         if self.stage not in stages:
             raise ValueError(f"stage must be one of {list(stages)}; got {self.stage!r}")
@@ -91,8 +92,10 @@ class ExplorerSettings:
             self,
             scale=bool(self.scale),
             causal=bool(self.causal),
-            temperature=round(round(steps) * step, 2),
+            temperature=slider_value(self.temperature, TEMPERATURE_RANGE),
             title=str(self.title),
+            length=padding_length(self.length, n),
+            pad_queries=bool(self.pad_queries),
         )
 
 
@@ -129,39 +132,41 @@ class Explorer:
         scale: bool | None = None,
         causal: bool | None = None,
         temperature: float | None = None,
+        length: int | None = None,
+        pad_queries: bool | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``lessons.attention``'s output ``[h, n, d_v]`` and weights ``[h, n, n]``.
 
-        With the starting settings unless given. Dividing the scores by a number is
-        the same as dividing the queries by it, which is how the temperature and a
-        missing scaling are passed to ``lessons.attention``.
+        With the starting settings unless given; the mask is ``explorer_page.keep_mask``.
+        Dividing the scores by a number is the same as dividing the queries by it, which
+        is how the temperature and a missing scaling are passed to ``lessons.attention``.
         """
         s = self.settings
         scale = s.scale if scale is None else scale
         causal = s.causal if causal is None else causal
         temperature = s.temperature if temperature is None else temperature
         temperature = finite_number("temperature", temperature, positive=True)
+        n = len(self.tokens)
+        length = padding_length(s.length if length is None else length, n)
+        pad_queries = s.pad_queries if pad_queries is None else bool(pad_queries)
         d_k = self.Q.shape[-1]
         factor = 1 / temperature if scale else math.sqrt(d_k) / temperature
-        mask = causal_mask(len(self.tokens)) if causal else None  # [n, n]
+        mask = keep_mask(n, bool(causal), length, pad_queries)  # [n, n]
         return attention(self.Q * factor, self.K, self.V, mask)  # [h, n, d_v], [h, n, n]
 
     def data(self) -> dict[str, Any]:
         """The payload the page embeds as JSON (numbers rounded to ``DECIMALS``)."""
         output, weights = self.compute()  # [h, n, d_v], [h, n, n]
         d_k, d_v = self.Q.shape[-1], self.V.shape[-1]
-        heads = []
-        for i in range(self.num_heads):
-            label = f"head {i}"
-            if self.split:
-                label += f" (columns {i * d_k}–{(i + 1) * d_k - 1} of Q"
-                label += (
-                    f" and K, {i * d_v}–{(i + 1) * d_v - 1} of V)" if d_v != d_k else ", K and V)"
-                )
-            heads.append(
-                {"label": label, "Q": rows(self.Q[i]), "K": rows(self.K[i]), "V": rows(self.V[i])}
-            )
+        heads = [
+            {
+                "label": head_label(i, d_k, d_v, self.split),
+                **{name: rows(a[i]) for name, a in (("Q", self.Q), ("K", self.K), ("V", self.V))},
+            }
+            for i in range(self.num_heads)
+        ]
         s = self.settings
+        padding = {} if s.length is None else {"length": s.length, "pad_queries": s.pad_queries}
         return {
             "version": 1,
             "title": s.title,
@@ -176,6 +181,7 @@ class Explorer:
                 "causal": s.causal,
                 "temperature": s.temperature,
                 "head": s.head,
+                **padding,
             },
             "temperature_range": list(TEMPERATURE_RANGE),
             "reference": {
@@ -222,7 +228,7 @@ def explorer(
     row. NumPy arrays, nested lists and torch tensors are accepted. ``features``
     names the columns of ``X``. The keyword ``settings`` are the fields of
     ``ExplorerSettings`` (``scale``, ``causal``, ``temperature``, ``stage``,
-    ``head``, ``title``), with its defaults. To build ``Q, K, V`` from embeddings
+    ``head``, ``title``, ``length``, ``pad_queries``), with its defaults. To build ``Q, K, V`` from embeddings
     and projections, use ``explorer_from_embeddings``.
 
     Raises:
@@ -293,5 +299,7 @@ def _build(
         features=feature_names,
         projected=projected,
         split=split,
-        settings=ExplorerSettings(**settings).checked(Q.shape[0], X_array is not None),
+        settings=ExplorerSettings(**settings).checked(
+            Q.shape[0], X_array is not None, len(token_list)
+        ),
     )

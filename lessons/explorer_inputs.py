@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import float_input, positive_int
+from ._validate import float_input, is_int, positive_int
 from .explorer_page import number
 from .multihead import split_heads
 
@@ -22,7 +22,9 @@ __all__ = [
     "embeddings",
     "float_array",
     "heads_from",
+    "padding_length",
     "rounded",
+    "slider_value",
     "tokens_from",
 ]
 
@@ -154,3 +156,38 @@ def float_array(name: str, a: Any, ndims: tuple[int, ...]) -> np.ndarray:
 def rounded(a: np.ndarray) -> np.ndarray:
     """``a`` with every entry rounded as the page shows it (``explorer_page.number``)."""
     return np.vectorize(number, otypes=[np.float64])(a)
+
+
+def padding_length(length: Any, n: int) -> int | None:
+    """``length``, the number of real tokens of ``n`` (chapter 6), checked; ``None`` passes.
+
+    Raises:
+        ValueError: naming ``length`` unless it is an integer from 1 to ``n``
+            (``bool`` refused).
+    """
+    if length is None:
+        return None
+    if not is_int(length) or not 1 <= length <= n:
+        raise ValueError(
+            f"length must be an integer from 1 to {n} (the number of tokens), "
+            f"or None for no padding; got {length!r}"
+        )
+    return int(length)
+
+
+def slider_value(t: Any, slider: tuple[float, float, float]) -> float:
+    """The temperature ``t`` snapped to the slider ``(low, high, step)``'s nearest value.
+
+    Raises:
+        ValueError: naming ``temperature`` unless it is a number on the slider.
+    """
+    low, high, step = slider
+    if isinstance(t, bool) or not isinstance(t, int | float):
+        raise ValueError(f"temperature must be a number; got {t!r}")
+    steps = float(t) / step
+    if not (low <= t <= high and abs(steps - round(steps)) < 1e-9):
+        raise ValueError(
+            f"temperature must lie between {low} and {high} in steps of {step} "
+            f"(the slider's values); got {float(t)}"
+        )
+    return round(round(steps) * step, 2)

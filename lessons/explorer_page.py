@@ -16,12 +16,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .masks import causal_mask
+from .masks import causal_mask, combine_masks, padding_mask
 
 if TYPE_CHECKING:
     from .explorer import Explorer
 
-__all__ = ["DECIMALS", "asset", "formula", "number", "page_html", "rows", "static_html"]
+__all__ = [
+    "DECIMALS",
+    "asset",
+    "formula",
+    "head_label",
+    "keep_mask",
+    "number",
+    "page_html",
+    "rows",
+    "static_html",
+]
 
 #: Embedded numbers are rounded to this many decimals, so the page is the same everywhere.
 DECIMALS = 10
@@ -37,6 +47,33 @@ def number(x: Any) -> float:
 def rows(a: Any) -> list[list[float]]:
     """A 2-D array ``[r, c]`` as nested lists of rounded floats, ready for JSON."""
     return [[number(x) for x in row] for row in np.asarray(a)]
+
+
+def keep_mask(n: int, causal: bool, length: int | None, pad_queries: bool) -> np.ndarray:
+    """The explorer's keep-mask ``[n, n]`` (``True`` = may attend; chapter 6).
+
+    The causal mask (if ``causal``) combined with the padding mask of one
+    sequence of ``length`` real tokens (``None``: no padding) over the keys; with
+    ``pad_queries`` the rows of the padded queries are blocked too, so
+    ``lessons.attention`` gives them all-zero weights.
+    """
+    keep = causal_mask(n) if causal else np.ones((n, n), dtype=bool)  # [n, n]
+    if length is None:
+        return keep
+    keys = padding_mask([length], n)[0]  # [1, n]
+    keep = combine_masks(keep, keys)  # [n, n]
+    if pad_queries:
+        keep = combine_masks(keep, keys.T)  # [n, n]
+    return keep
+
+
+def head_label(i: int, d_k: int, d_v: int, split: bool) -> str:
+    """The name of head ``i`` in the page; split heads say which columns they came from."""
+    label = f"head {i}"
+    if split:
+        label += f" (columns {i * d_k}–{(i + 1) * d_k - 1} of Q"
+        label += f" and K, {i * d_v}–{(i + 1) * d_v - 1} of V)" if d_v != d_k else ", K and V)"
+    return label
 
 
 def asset(name: str) -> str:
@@ -72,7 +109,7 @@ def static_html(ex: Explorer) -> str:
     _, weights = ex.compute()  # [h, n, n]
     A = weights[settings.head]  # [n, n]
     n = len(ex.tokens)
-    mask = causal_mask(n) if settings.causal else np.ones((n, n), dtype=bool)  # [n, n]
+    mask = keep_mask(n, settings.causal, settings.length, settings.pad_queries)  # [n, n]
     esc = html.escape
     header = "".join(f'<th scope="col"><bdi>{esc(t)}</bdi></th>' for t in ex.tokens)
     body = []
@@ -84,10 +121,12 @@ def static_html(ex: Explorer) -> str:
             for j in range(n)
         )
         total = number(A[i].sum())
+        note = "" if mask[i].any() else " (nothing left to attend to)"
         body.append(
             f'<tr data-row="{i}"><th scope="row"><bdi>{esc(token)}</bdi></th>{cells}'
-            f'<td data-row-sum="{i}" data-value="{total!r}">{total:.3f}</td></tr>'
+            f'<td data-row-sum="{i}" data-value="{total!r}">{total:.3f}{note}</td></tr>'
         )
+    blocked = " (a padded query that may attend to nothing: 0)" if settings.pad_queries else ""
     heads = f", head {settings.head} of {ex.num_heads}" if ex.num_heads > 1 else ""
     return (
         '<div class="ax-static">'
@@ -95,7 +134,7 @@ def static_html(ex: Explorer) -> str:
         f'<p class="ax-formula"><code>{esc(formula(ex))}</code></p>'
         '<div class="ax-scroll"><table class="ax-matrix" data-matrix="weights">'
         f"<caption>Attention weights A{heads}: rows are queries, columns are keys, "
-        "and every row sums to 1.</caption>"
+        f"and every row sums to 1{blocked}.</caption>"
         f'<thead><tr><th scope="col">query \\ key</th>{header}'
         '<th scope="col">sum</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
@@ -119,4 +158,7 @@ def formula(ex: Explorer) -> str:
     if settings.causal:
         scores = f"causal_mask({scores})"
     n = len(ex.tokens)
+    if settings.length is not None:
+        rows = ", padded queries too" if settings.pad_queries else ""
+        scores = f"padding_mask({scores}; length {settings.length} of {n}{rows})"
     return f"A = softmax({scores})   [n_q, n_k] = [{n}, {n}]"

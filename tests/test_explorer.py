@@ -15,6 +15,8 @@ from importlib import resources
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lessons
 from lessons.explorer import STAGES, Explorer, explorer, explorer_from_embeddings
@@ -256,3 +258,79 @@ def test_projections_that_do_not_fit_the_embeddings_are_value_errors():
     X = np.ones((3, 4))  # [n, d_model]
     with pytest.raises(ValueError, match=r"X has shape \(3, 4\), W has shape \(5, 2\)"):
         explorer_from_embeddings(TOKENS, X, np.ones((5, 2)), np.ones((4, 2)), np.ones((4, 2)))
+
+
+# ---------------------------------------------------------------- padding mode (issue 17)
+
+PAD_TOKENS = ["we", "sat", "<pad>", "<pad>", "<pad>"]
+PAD_Q = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, -1]], dtype=float)  # [5, 2]
+PAD_K = np.array([[1, 1], [1, 0], [0, 1], [-1, 2], [3, 1]], dtype=float)  # [5, 2]
+PAD_V = np.array([[2, 0], [0, 2], [1, 1], [5, 5], [-3, 4]], dtype=float)  # [5, 2]
+
+
+def padded_keep(n: int, length: int, causal: bool, pad_queries: bool) -> np.ndarray:
+    """The keep-mask written out: key j < length, query i < length with pad_queries."""
+    i, j = np.indices((n, n))  # [n, n] each
+    keep = j < length
+    if causal:
+        keep &= j <= i
+    if pad_queries:
+        keep &= i < length
+    return keep
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    length=st.integers(1, 5),
+    causal=st.booleans(),
+    pad_queries=st.booleans(),
+    start=st.integers(1, 5),
+)
+def test_compute_with_padding_equals_lessons_attention_with_the_padding_mask(
+    length, causal, pad_queries, start
+):
+    ex = explorer(PAD_TOKENS, PAD_Q, PAD_K, PAD_V, length=start)
+    output, weights = ex.compute(length=length, causal=causal, pad_queries=pad_queries)
+    keep = padded_keep(5, length, causal, pad_queries)  # [5, 5]
+    want_output, want_weights = lessons.attention(PAD_Q, PAD_K, PAD_V, keep)
+    np.testing.assert_allclose(weights[0], want_weights, atol=1e-12)
+    np.testing.assert_allclose(output[0], want_output, atol=1e-12)
+    assert (weights[0][~keep] == 0.0).all()
+    sums = weights[0].sum(axis=1)  # [5]
+    empty = ~keep.any(axis=1)  # [5]
+    np.testing.assert_allclose(sums[~empty], 1.0, atol=1e-12)
+    assert (sums[empty] == 0.0).all() and (output[0][empty] == 0.0).all()
+    assert empty.any() == (pad_queries and length < 5)
+
+
+def test_padding_settings_reach_the_payload_and_the_static_table():
+    ex = explorer(PAD_TOKENS, PAD_Q, PAD_K, PAD_V, length=2, pad_queries=True, causal=True)
+    assert (ex.settings.length, ex.settings.pad_queries) == (2, True)
+    html = ex._repr_html_()
+    data = payload(html)
+    assert data["defaults"]["length"] == 2 and data["defaults"]["pad_queries"] is True
+    _, want = lessons.attention(PAD_Q, PAD_K, PAD_V, padded_keep(5, 2, True, True))
+    np.testing.assert_allclose(data["reference"]["weights"][0], want, atol=1e-10)
+    static = cells(html, "data-weight")
+    masked = {c["data-weight"] for c in static if c.get("data-masked") == "true"}
+    keep = padded_keep(5, 2, True, True)
+    assert masked == {f"{i},{j}" for i in range(5) for j in range(5) if not keep[i, j]}
+    sums = {c["data-row-sum"]: float(c["data-value"]) for c in cells(html, "data-row-sum")}
+    assert sums == {"0": 1.0, "1": 1.0, "2": 0.0, "3": 0.0, "4": 0.0}
+    assert html.split("<script")[0].count("nothing left to attend to") == 3
+    assert "padding_mask(" in html and "length 2 of 5" in html
+
+
+def test_without_length_the_payload_has_no_padding_keys():
+    data = explorer(TOKENS, Q, K, V).data()
+    assert "length" not in data["defaults"] and "pad_queries" not in data["defaults"]
+    assert explorer(TOKENS, Q, K, V, length=3).data()["defaults"]["length"] == 3
+
+
+@pytest.mark.parametrize("length", [0, 6, -1, True, 2.0, "2"])
+def test_a_length_outside_one_to_n_is_a_value_error_naming_it(length):
+    with pytest.raises(ValueError, match=r"length must be an integer from 1 to 5"):
+        explorer(PAD_TOKENS, PAD_Q, PAD_K, PAD_V, length=length)
+    ex = explorer(PAD_TOKENS, PAD_Q, PAD_K, PAD_V)
+    with pytest.raises(ValueError, match=r"length must be an integer from 1 to 5"):
+        ex.compute(length=length)

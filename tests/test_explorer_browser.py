@@ -238,3 +238,112 @@ def test_the_built_books_explorers_render_weights_without_errors(browser, name):
         np.testing.assert_allclose(values.sum(axis=1), 1.0, atol=1e-9)
     errors = severe(browser)
     assert not errors, f"{name} logged errors: {errors}"
+
+
+# ---------------------------------------------------------------- padding mode (issue 17)
+
+PAD_TOKENS = ["we", "sat", "down", "<pad>", "<pad>"]
+PAD_Q = np.array([[1, 0, 1], [0, 2, -1], [1, 1, 0.5], [2, 0, 1], [0, -1, 1]])  # [5, 3]
+PAD_K = np.array([[1, 1, 0], [1, 0, 2], [0, 1, -1], [-1, 2, 0], [3, 1, 1]])  # [5, 3]
+PAD_V = np.array([[2, 0], [0, 2], [1, 1], [5, 5], [-3, 4]], dtype=float)  # [5, 2]
+SET_LENGTH = """
+const slider = arguments[0].querySelector('[data-control="length"]');
+slider.value = String(arguments[1]);
+slider.dispatchEvent(new Event('input', {bubbles: true}));
+return slider.value;
+"""
+READ_SUMS = """
+return Array.from(arguments[0].querySelectorAll('[data-row-sum]')).map(cell => [
+  cell.getAttribute('data-value'), cell.getAttribute('data-blocked') === 'true', cell.textContent]);
+"""
+
+
+def padded_reference(length: int, causal: bool, pad_queries: bool) -> tuple[np.ndarray, ...]:
+    """lessons.attention with the padding mask (and the causal mask), and that keep-mask."""
+    n = len(PAD_TOKENS)
+    keep = lessons.padding_mask([length], n)[0]  # [1, n]
+    if pad_queries:
+        keep = lessons.combine_masks(keep, keep.T)  # [n, n]
+    if causal:
+        keep = lessons.combine_masks(keep, lessons.causal_mask(n))  # [n, n]
+    keep = np.broadcast_to(keep, (n, n))  # [n, n]
+    _, weights = lessons.attention(PAD_Q, PAD_K, PAD_V, keep)  # [n, n]
+    return weights, keep
+
+
+@pytest.fixture
+def padded(browser, tmp_path):
+    """A page with one explorer in padding mode, started at length 3."""
+    ex = explorer(PAD_TOKENS, PAD_Q, PAD_K, PAD_V, length=3, title="Padded")
+    path = tmp_path / "padded.html"
+    path.write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>Padding test</title></head><body>{ex._repr_html_()}</body></html>",
+        encoding="utf-8",
+    )
+    browser.get(path.as_uri())
+    (root,) = wait_until_ready(browser, count=1)
+    yield root
+    errors = severe(browser)
+    assert not errors, f"the page logged errors: {errors}"
+
+
+def test_padding_mode_shows_lessons_attention_with_the_padding_mask_at_every_length(
+    browser, padded
+):
+    root = padded
+    n = len(PAD_TOKENS)
+    slider = root.find_element(By.CSS_SELECTOR, '[data-control="length"]')
+    assert (slider.get_attribute("min"), slider.get_attribute("max")) == ("1", str(n))
+    assert slider.get_attribute("value") == "3"
+    for length, causal, pad_queries in itertools.product(
+        range(1, n + 1), (False, True), (False, True)
+    ):
+        for name, wanted in (("causal", causal), ("pad-queries", pad_queries)):
+            box = root.find_element(By.CSS_SELECTOR, f'[data-control="{name}"]')
+            if box.is_selected() != wanted:
+                box.click()
+        assert browser.execute_script(SET_LENGTH, root, length) == str(length)
+        settings = f"length={length}, causal={causal}, pad_queries={pad_queries}"
+        values, masked = shown_weights(browser, root)
+        weights, keep = padded_reference(length, causal, pad_queries)
+        np.testing.assert_allclose(values, weights, atol=1e-6, rtol=0, err_msg=settings)
+        assert (masked == ~keep).all(), settings
+        assert (values[~keep] == 0.0).all(), settings
+        assert (values[:, length:] == 0.0).all() and masked[:, length:].all(), settings
+        empty = ~keep.any(axis=1)  # [n]
+        assert empty.any() == (pad_queries and length < n), settings
+        sums = browser.execute_script(READ_SUMS, root)
+        for i, (value, blocked, text) in enumerate(sums):
+            assert float(value) == pytest.approx(0.0 if empty[i] else 1.0, abs=1e-12), settings
+            assert blocked == empty[i], settings
+            assert ("nothing to attend to" in text) == empty[i], settings
+        formula = root.find_element(By.CLASS_NAME, "ax-formula").text
+        assert ("padding from token" in formula) == (length < n), settings
+
+
+def test_a_padded_querys_row_says_nothing_is_left_to_attend_to(browser, padded):
+    root = padded
+    root.find_element(By.CSS_SELECTOR, '[data-control="pad-queries"]').click()
+    root.find_element(By.CSS_SELECTOR, 'button[data-token="4"]').click()
+    row_sum = root.find_element(By.CSS_SELECTOR, '[data-detail="row-sum"]')
+    assert float(row_sum.get_attribute("data-value")) == 0.0
+    assert "nothing is left to attend" in row_sum.text
+    assert root.find_element(By.CSS_SELECTOR, '[data-detail="output"]').text.startswith(
+        "out_4 = 0 = (0.000, 0.000)"
+    )
+    root.find_element(By.CSS_SELECTOR, '[data-stage="masked"]').click()
+    formula = root.find_element(By.CLASS_NAME, "ax-formula").text
+    assert "key j ≥ 3 (padding) or query i ≥ 3" in formula
+    cells = root.find_elements(By.CSS_SELECTOR, '[data-matrix="masked"] [data-masked="true"]')
+    assert len(cells) == 25 - 9
+    root.find_element(By.CSS_SELECTOR, '[data-control="reset"]').click()
+    assert not root.find_element(By.CSS_SELECTOR, '[data-control="pad-queries"]').is_selected()
+    values, _ = shown_weights(browser, root)
+    np.testing.assert_allclose(values, padded_reference(3, False, False)[0], atol=1e-12)
+
+
+def test_without_length_there_is_no_padding_control(browser, widgets):
+    for root in widgets:
+        assert not root.find_elements(By.CSS_SELECTOR, '[data-control="length"]')
+        assert not root.find_elements(By.CSS_SELECTOR, '[data-control="pad-queries"]')

@@ -2,7 +2,7 @@
  * lessons/explorer.py inlines this file after the widget's JSON data. The script finds
  * its own root (the element that holds it), so several widgets on one page stay
  * independent, and it computes every stage in the browser from the embedded Q, K, V.
- * The DOM contract that tests rely on is documented in lessons/explorer.py.
+ * The DOM contract that tests rely on is documented in lessons/explorer_assets/README.md.
  */
 (function (script) {
   "use strict";
@@ -49,12 +49,16 @@
   var tokens = data.tokens;
   var n = tokens.length;
   var defaults = data.defaults;
+  // Padding mode only when the explorer was made with length=k (defaults.length).
+  var padding = typeof defaults.length === "number";
   var state = {
     stage: defaults.stage,
     scale: defaults.scale,
     causal: defaults.causal,
     temperature: defaults.temperature,
     head: defaults.head,
+    length: padding ? defaults.length : n,
+    pad_queries: padding ? defaults.pad_queries : false,
     selected: null,
   };
 
@@ -97,8 +101,33 @@
     });
   }
 
+  function realLength(settings) {
+    // Tokens 0..length-1 are real, the rest padding (all real without padding mode).
+    return typeof settings.length === "number" ? settings.length : n;
+  }
+
   function allowed(settings, i, j) {
+    var k = realLength(settings);
+    if (j >= k || (settings.pad_queries && i >= k)) {
+      return false;
+    }
     return !settings.causal || j <= i;
+  }
+
+  function blockedRow(settings, i) {
+    // A padded query with pad_queries on: nothing is left to attend to.
+    return Boolean(settings.pad_queries) && i >= realLength(settings);
+  }
+
+  function isPadded() {
+    return padding && state.length < n;
+  }
+
+  function paddingText() {
+    // The padding part of the masked stage's formula.
+    var k = state.length;
+    return "M_ij = \u2212\u221e where key j \u2265 " + k + " (padding)" +
+      (state.pad_queries ? " or query i \u2265 " + k : "");
   }
 
   function compute(head, settings) {
@@ -369,10 +398,13 @@
         var total = row.reduce(function (a, b) {
           return a + b;
         }, 0);
+        var empty = spec.blocked ? spec.blocked(i) : false;
         cells.push(
-          el("td", { class: "ax-sum", "data-row-sum": i, "data-value": String(total) }, [
-            fmt(total, 3),
-          ])
+          el("td", {
+            class: "ax-sum", "data-row-sum": i, "data-value": String(total),
+            "data-blocked": empty ? "true" : null,
+            title: empty ? "nothing left to attend to" : null,
+          }, [fmt(total, 3), empty ? el("span", { class: "ax-blocked" }, [" nothing to attend to"]) : null])
         );
       }
       return el("tr", { "data-row": i, class: selected ? "is-selected" : null }, cells);
@@ -499,16 +531,36 @@
           ],
         };
       }
-      case "masked":
-        return {
-          formula: state.causal
-            ? "Z_masked = Z + M,  M_ij = \u2212\u221e where j > i, else 0   " + nn
-            : "Z_masked = Z (no mask)   " + nn,
-          explain: state.causal
-            ? "The causal mask blocks every key after the query (j > i): \u2212\u221e there, " +
-              "so the softmax gives it weight 0."
+      case "masked": {
+        var parts = [];
+        if (state.causal) {
+          parts.push("M_ij = \u2212\u221e where j > i");
+        }
+        if (isPadded()) {
+          parts.push(paddingText());
+        }
+        var maskExplain = state.causal
+          ? "The causal mask blocks every key after the query (j > i): \u2212\u221e there, " +
+            "so the softmax gives it weight 0."
+          : isPadded()
+            ? ""
             : "No mask: every query may look at every key. " +
-              "Turn on the causal mask to block later keys.",
+              "Turn on the causal mask to block later keys.";
+        if (isPadded()) {
+          maskExplain += (maskExplain ? " " : "") +
+            "The padding mask blocks the padded keys (" +
+            (state.length === n - 1 ? "token " : "tokens " + state.length + "\u2013") +
+            (n - 1) + "): no query may look at them" +
+            (state.pad_queries
+              ? "; the padded queries' rows are blocked too, so they have nothing left to " +
+                "attend to."
+              : ".");
+        }
+        return {
+          formula: parts.length
+            ? "Z_masked = Z + M,  " + parts.join(", ") + ", else 0   " + nn
+            : "Z_masked = Z (no mask)   " + nn,
+          explain: maskExplain,
           tables: [
             {
               name: "masked",
@@ -521,10 +573,22 @@
             },
           ],
         };
+      }
       case "weights":
         return {
-          formula: "A = softmax(Z_masked), row by row   " + nn,
-          explain: "The softmax turns each row into positive weights that sum to 1.",
+          formula:
+            "A = softmax(Z_masked), row by row" +
+            (isPadded()
+              ? ", padding from token " + state.length + (state.pad_queries ? " (keys and queries)" : " (keys)")
+              : "") +
+            "   " + nn,
+          explain:
+            "The softmax turns each row into positive weights that sum to 1." +
+            (isPadded() ? " Padded keys get exactly 0." : "") +
+            (isPadded() && state.pad_queries
+              ? " A padded query's row is all masked: nothing is left to attend to, so " +
+                "lessons.attention gives it all 0 (row sum 0)."
+              : ""),
           tables: [
             {
               name: "weights",
@@ -536,6 +600,9 @@
               rowSums: true,
               masked: function (i, j) {
                 return !allowed(state, i, j);
+              },
+              blocked: function (i) {
+                return blockedRow(state, i);
               },
             },
           ],
@@ -625,12 +692,26 @@
         line = "z_" + i + " = " + vector(r.Z[i], divisorText(r) ? 2 : sd);
         break;
       case "masked":
-        line = state.causal
-          ? "query " + i + " may look at keys 0\u2013" + i +
-            (i < n - 1
-              ? "; keys " + (i + 1) + "\u2013" + (n - 1) + " are blocked (\u2212\u221e)"
-              : "; nothing after it is blocked")
-          : "no mask: query " + i + " may look at all " + n + " keys";
+        if (isPadded()) {
+          var open = [];
+          for (var j = 0; j < n; j++) {
+            if (allowed(state, i, j)) {
+              open.push(j);
+            }
+          }
+          line = open.length
+            ? "query " + i + " may look at keys " + open.join(", ") +
+              "; the others are blocked (\u2212\u221e), padding from key " + state.length
+            : "query " + i + " is padding and its whole row is blocked: nothing is left " +
+              "to attend to";
+        } else {
+          line = state.causal
+            ? "query " + i + " may look at keys 0\u2013" + i +
+              (i < n - 1
+                ? "; keys " + (i + 1) + "\u2013" + (n - 1) + " are blocked (\u2212\u221e)"
+                : "; nothing after it is blocked")
+            : "no mask: query " + i + " may look at all " + n + " keys";
+        }
         break;
       case "weights":
         line = "a_" + i + " = softmax(z_" + i + ") = " + vector(r.A[i], 3);
@@ -652,12 +733,19 @@
         return fmt(r.A[i][j], 3) + "\u00b7v_" + j;
       })
       .join(" + ");
+    if (!kept.length) {
+      terms = "0";
+    }
     return [
       el("p", { "data-detail": "stage" }, [el("strong", {}, name.concat([": "])), line]),
       el("p", { "data-detail": "row-sum", "data-value": String(total) }, [
-        "Row " + i + " of A sums to " + fmt(total, 3) + ": " +
-          kept.map(function (j) { return fmt(r.A[i][j], 3); }).join(" + ") +
-          (kept.length < n ? " (masked keys get exactly 0)" : "") + ".",
+        kept.length
+          ? "Row " + i + " of A sums to " + fmt(total, 3) + ": " +
+            kept.map(function (j) { return fmt(r.A[i][j], 3); }).join(" + ") +
+            (kept.length < n ? " (masked keys get exactly 0)" : "") + "."
+          : "Row " + i + " of A sums to 0: every key is masked, so nothing is left to attend " +
+            "to and lessons.attention gives the row all 0 (PyTorch's nn.MultiheadAttention " +
+            "gives NaN there).",
       ]),
       el("p", { "data-detail": "output" }, [
         el("code", {}, ["out_" + i + " = " + terms + " = " + vector(r.O[i], 3)]),
@@ -722,6 +810,27 @@
     type: "checkbox", "data-control": "causal",
     onchange: function () { state.causal = causalBox.checked; render(); },
   });
+  var lengthSlider = null;
+  var lengthShown = null;
+  var padQueriesBox = null;
+  if (padding) {
+    lengthShown = el("output", { class: "ax-temp" }, []);
+    var onLength = function () {
+      var k = parseInt(lengthSlider.value, 10);
+      if (k >= 1 && k <= n) {
+        state.length = k;
+        render();
+      }
+    };
+    lengthSlider = el("input", {
+      type: "range", "data-control": "length", min: 1, max: n, step: 1,
+      oninput: onLength, onchange: onLength,
+    });
+    padQueriesBox = el("input", {
+      type: "checkbox", "data-control": "pad-queries",
+      onchange: function () { state.pad_queries = padQueriesBox.checked; render(); },
+    });
+  }
   var range = data.temperature_range;
   var temperatureShown = el("output", { class: "ax-temp" }, []);
   function onTemperature() {
@@ -792,7 +901,7 @@
     for (var k = 0; k <= 8; k++) {
       stops.push(rgbText(colourOf(k / 8)) + " " + (k * 12.5) + "%");
     }
-    var masked = state.causal && (state.stage === "masked" || state.stage === "weights");
+    var masked = (state.causal || isPadded()) && (state.stage === "masked" || state.stage === "weights");
     var parts = [
       el("span", {}, [
         spec.kind === "weights" ? "0" : several ? "low" : fmt(spec.range[0], spec.digits),
@@ -848,6 +957,13 @@
     if (headSelect) {
       headSelect.value = String(state.head);
     }
+    if (padding) {
+      if (parseInt(lengthSlider.value, 10) !== state.length) {
+        lengthSlider.value = String(state.length);
+      }
+      lengthShown.textContent = String(state.length);
+      padQueriesBox.checked = state.pad_queries;
+    }
 
     var stage = stageView(r);
     var prefix = data.heads.length > 1 ? "head " + state.head + ":   " : "";
@@ -881,6 +997,10 @@
       el("label", { class: "ax-range" }, [
         "temperature T ", temperatureSlider, " ", temperatureShown,
       ]),
+      padding
+        ? el("label", { class: "ax-range" }, ["real tokens ", lengthSlider, " ", lengthShown])
+        : null,
+      padding ? el("label", { class: "ax-check" }, [padQueriesBox, " mask padded queries"]) : null,
       headSelect ? el("label", { class: "ax-head" }, ["show ", headSelect]) : null,
       resetButton,
     ]),
@@ -891,6 +1011,9 @@
     details,
   ]);
   temperatureSlider.value = String(state.temperature);
+  if (padding) {
+    lengthSlider.value = String(state.length);
+  }
   var staticView = root.querySelector(".ax-static");
   if (staticView) {
     staticView.remove();
