@@ -13,8 +13,8 @@ from .verdict import (
     Verdict,
     as_float_array,
     as_whole_number,
-    close,
     is_missing,
+    judge,
     right,
     unanswered,
     wrong,
@@ -71,18 +71,17 @@ def mha_parameter_mistakes(d_model: int, bias: bool = True) -> dict[str, tuple[i
 
 def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
     """Check heads split from ``X [B, n, d_model]`` into ``[B, h, n, d_k]`` (chapter 7)."""
-    if is_missing(answer):
-        return unanswered("a [B, h, n, d_k] tensor")
     X = torch.as_tensor(as_numpy(X, dtype=np.float64))  # [B, n, d_model]
     expected = split_heads(X, num_heads)  # [B, h, n, d_k]
+    mistakes = list(split_heads_mistakes(X, num_heads).values())
+    praise = "Head i holds columns i*d_k to (i+1)*d_k - 1 of every token."
+    what = "a [B, h, n, d_k] tensor"
+    verdict = judge(
+        answer, expected.numpy(), what=what, praise=praise, kind="a tensor", mistakes=mistakes
+    )
+    if verdict is not None:
+        return verdict
     got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be a tensor; got {type(answer).__name__}.")
-    if close(got, expected.numpy()):
-        return right("Head i holds columns i*d_k to (i+1)*d_k - 1 of every token.")
-    for value, message in split_heads_mistakes(X, num_heads).values():
-        if close(got, value):
-            return wrong(message)
     return wrong(
         f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}."
     )
