@@ -15,30 +15,17 @@ from __future__ import annotations
 
 import argparse
 import base64
-import os
 import re
 import shutil
 import sys
 import time
 from pathlib import Path
 
+import chromium
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "self-attention-step-by-step.pdf"
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
-)
-
 # The explorer (lessons.explorer) ships its static weights table inside its own root and
 # removes it when its script runs; the printed copy keeps that table by not running it.
 EXPLORER_SCRIPT = re.compile(r'(data-explorer-data="">.*?</script>)<script>', flags=re.DOTALL)
@@ -167,32 +154,11 @@ def printable_copy(page: Path) -> Path:
 
 
 def browser():
-    """Debian's chromium through selenium; nothing is downloaded."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    # Debian's chromium here; GitHub's Ubuntu runners ship Google Chrome and its driver.
-    chromium = next(
-        (
-            found
-            for name in (CHROMIUM, "chromium", "google-chrome")
-            if (found := shutil.which(name))
-        ),
-        None,
-    )
-    driver = shutil.which(CHROMEDRIVER) or shutil.which("chromedriver")
-    if driver is None and os.environ.get("CHROMEWEBDRIVER"):
-        driver = shutil.which("chromedriver", path=os.environ["CHROMEWEBDRIVER"])
-    if not chromium or not driver:
-        sys.exit(
-            "make pdf needs chromium and chromedriver (apt-get install chromium chromium-driver)"
-        )
-    options = Options()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.binary_location = chromium
-    return webdriver.Chrome(service=Service(driver), options=options)
+    """Chromium through selenium (`tools/chromium.py`); nothing is downloaded."""
+    binary, driver, missing = chromium.find()
+    if missing:
+        sys.exit(f"make pdf needs {', '.join(missing)} (apt-get install chromium chromium-driver)")
+    return chromium.start(binary, driver)
 
 
 def _cpu(driver) -> float:
