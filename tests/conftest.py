@@ -48,3 +48,31 @@ def browser(browser_session):
     """The session's browser, its console log emptied so a test sees only its own messages."""
     browser_session.get_log("browser")
     return browser_session
+
+
+@pytest.fixture(scope="session")
+def standalone_page(tmp_path_factory):
+    """``make(body, title)``: the ``file://`` address of a bare page holding ``body``."""
+
+    def make(body: str, title: str) -> str:
+        path = tmp_path_factory.mktemp("page") / "page.html"
+        path.write_text(
+            '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f"<title>{title}</title></head><body><main>{body}</main></body></html>",
+            encoding="utf-8",
+        )
+        return path.as_uri()
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> str:
+    """axe-core's script (`npm ci` installs it); missing, a skip or, in CI, a failure."""
+    path = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+    if not path.exists():
+        reason = "axe-core is not installed (npm ci installs it; make book runs npm ci)"
+        if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return path.read_text(encoding="utf-8")

@@ -8,7 +8,6 @@ chromium is not installed.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from html.parser import HTMLParser
@@ -176,16 +175,8 @@ def test_search_finds_softmax_offline(browser):
     assert found > 0
 
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def test_no_page_has_a_serious_or_critical_accessibility_violation(browser):
-    if not AXE.exists():
-        reason = "axe-core is not installed (npm ci installs it; make book runs npm ci)"
-        if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    axe = AXE.read_text(encoding="utf-8")
+def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, axe_script):
+    axe = axe_script
     problems = []
     for page in PAGES:
         _open(browser, page)

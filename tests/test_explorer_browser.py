@@ -90,7 +90,7 @@ def wait_until_ready(browser, count: int | None = None) -> list:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> str:
+def page(standalone_page) -> str:
     """A standalone page with the example and, below it, a second widget with two heads."""
     rng = np.random.default_rng(0)
     second = explorer(
@@ -103,13 +103,7 @@ def page(tmp_path_factory) -> str:
         title="Second widget",
     )
     body = explorer(TOKENS, Q, K, V)._repr_html_() + second._repr_html_()
-    path = tmp_path_factory.mktemp("explorer") / "page.html"
-    path.write_text(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>Explorer test</title></head><body>{body}</body></html>",
-        encoding="utf-8",
-    )
-    return path.as_uri()
+    return standalone_page(body, "Explorer test")
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from lessons.questions import mistakes_at
 from lessons.training import accuracy
 
 BUILT = HTML / "book"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # optional in the page test below
 CHAPTER_11 = BOOK / "11_seeing_attention_learn.ipynb"
 
 try:
@@ -184,17 +184,11 @@ def trained():
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory, trained) -> str:
+def page(standalone_page, trained) -> str:
     """Every question above, then the lab, on one standalone page."""
     body = "".join(q._repr_html_() for q in questions())
     body += lessons.lab(*trained)._repr_html_()
-    path = tmp_path_factory.mktemp("questions") / "page.html"
-    path.write_text(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>Questions test</title></head><body><main>{body}</main></body></html>",
-        encoding="utf-8",
-    )
-    return path.as_uri()
+    return standalone_page(body, "Questions test")
 
 
 @pytest.fixture
@@ -308,15 +302,10 @@ def test_the_lab_shows_the_chapters_glued_numbers_and_its_cls_rows(loaded, train
         assert float(cell.get_attribute("data-value")) == pytest.approx(want, abs=1e-3)
 
 
-def test_axe_finds_no_serious_or_critical_violation(loaded):
-    if not AXE.exists():
-        reason = "axe-core is not installed (npm ci installs it; make book runs npm ci)"
-        if os.environ.get("REQUIRE_BROWSER_TESTS") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+def test_axe_finds_no_serious_or_critical_violation(loaded, axe_script):
     root = loaded.find_elements(By.CSS_SELECTOR, "[data-question]")[0]
     drive(loaded, root)  # with a message showing, too
-    loaded.execute_script(AXE.read_text(encoding="utf-8"))
+    loaded.execute_script(axe_script)
     violations = loaded.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "axe.run(document, {resultTypes: ['violations']}).then(r => done("
