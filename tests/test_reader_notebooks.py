@@ -117,6 +117,29 @@ def test_solutions_sit_behind_details_and_captions_under_figures(path, readers):
             assert caption[:40] in cells[i + 1].source
 
 
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_a_question_cells_code_is_folded_and_never_shown_in_markdown(path, readers):
+    # The book removes a question's code (it computes the answer): the reader copy keeps the
+    # cell, so the question still works, but folds its input and prints no copy of it.
+    cells = readers[path.stem].cells
+    removed = [c for c in cells if "remove-input" in c.metadata.get("tags", [])]
+    text = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    for cell in removed:
+        assert cell.metadata["jupyter"]["source_hidden"] is True
+        assert cell.metadata["cellView"] == "form"
+        assert cell.source.strip() not in text
+
+
+def test_some_chapter_has_question_cells(readers):
+    questions = [
+        c
+        for nb in readers.values()
+        for c in nb.cells
+        if "remove-input" in c.metadata.get("tags", []) and "lessons.question" in c.source
+    ]
+    assert len(questions) >= 30
+
+
 def test_chapter_5_opens_with_its_objectives_and_links_its_terms(readers, book):
     text = _markdown(readers["05_hand_worked_example"])
     assert '<div class="alert alert-block alert-success">\n<b>Learning objectives</b>' in text

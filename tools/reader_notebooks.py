@@ -14,6 +14,8 @@ cells and stored outputs and with Markdown that plain CommonMark renders:
 - admonitions as an HTML box, dropdowns as `<details>`, a solution cell (tag
   `hide-input`) behind a `<details>` that shows its code, with the cell kept and
   its input collapsed, so "Run all" still checks the solution;
+- a cell whose input the book removes (tag `remove-input`: the in-page questions, whose
+  code holds the answer) kept with its input folded and no "Show code" box;
 - figure captions as a Markdown cell under the figure; math left as math;
 - the glue records dropped from the outputs (their values are in the text now, and
   Jupyter has no renderer for them); every other output kept as stored.
@@ -490,6 +492,11 @@ def reader_notebook(path: Path, book: Book, root: Path = ROOT) -> nbformat.Noteb
             )
             cell.metadata["jupyter"] = {**cell.metadata.get("jupyter", {}), "source_hidden": True}
             cell.metadata["cellView"] = "form"  # Colab folds the code of a "form" cell
+        elif "remove-input" in cell.metadata.get("tags", []):
+            # The book shows only the output (an in-page question, whose code holds the
+            # answer): fold the code here too, without a "Show code" box.
+            cell.metadata["jupyter"] = {**cell.metadata.get("jupyter", {}), "source_hidden": True}
+            cell.metadata["cellView"] = "form"
         reader.cells.append(cell)
         caption = mystnb.get("figure", {}).get("caption")
         if caption:
