@@ -9,7 +9,9 @@ Cells that start with `# NBVAL_IGNORE_OUTPUT` print measurements that change on
 every run (timings); they run, but keep their stored outputs unless
 `--refresh-volatile` is given (`make execute REFRESH_VOLATILE=1`). Each notebook
 runs with the book/ folder as its working directory, as in the book build and
-under nbval.
+under nbval. Consecutive pieces of one stream are joined into one output: a busy
+machine can deliver a cell's print in several pieces, which the book would show with
+gaps and which would change the stored outputs for nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +39,23 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 VOLATILE_MARKER = "# NBVAL_IGNORE_OUTPUT"
 
 
+def coalesce_streams(outputs: list) -> list:
+    """Join consecutive stream outputs of the same stream (stdout, stderr) into one."""
+    joined: list = []
+    for output in outputs:
+        last = joined[-1] if joined else None
+        if (
+            last is not None
+            and output.get("output_type") == "stream"
+            and last.get("output_type") == "stream"
+            and output.get("name") == last.get("name")
+        ):
+            last["text"] = "".join(last["text"]) + "".join(output["text"])
+        else:
+            joined.append(output)
+    return joined
+
+
 def execute(path: Path, refresh_volatile: bool = False) -> float:
     """Execute one notebook in place; return the seconds it took."""
     nb = nbformat.read(path, as_version=4)
@@ -59,6 +78,8 @@ def execute(path: Path, refresh_volatile: bool = False) -> float:
     nb.metadata["language_info"] = LANGUAGE_INFO  # without the Python version: no churn
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
         if not refresh_volatile and cell.get("id") in kept:
             cell.outputs = kept[cell.id]  # a fresh timing would only churn the diff
     nbformat.write(nb, path)
