@@ -1,11 +1,13 @@
 """Positional information: sinusoidal encodings, rotary embeddings (RoPE) and ALiBi.
 
 Taught in chapter 8 (Positional encoding). Attention alone is blind to order
-(chapter 4); these are three ways to give it positions:
+(chapter 4); these are three ways to give it positions. The letters are chapter 8's:
+``i`` is a (query) position and ``j`` a key position, ``delta`` an offset between
+positions, ``f`` the index of a sine/cosine pair, ``g`` the index of a head.
 
 - ``sinusoidal_encoding`` is added to the embeddings (Vaswani et al. 2017);
-  ``offset_matrix`` is the fixed linear map that moves an encoding ``k``
-  positions along, so ``PE[p + k] = PE[p] @ offset_matrix(k, d_model)``.
+  ``offset_matrix`` is the fixed linear map that moves an encoding ``delta``
+  positions along, so ``PE[i + delta] = PE[i] @ offset_matrix(delta, d_model)``.
 - ``rope`` rotates queries and keys by their position, so a score depends only
   on the offset between two positions (Su et al., RoFormer).
 - ``alibi_bias`` adds a per-head penalty proportional to distance to the scores
@@ -33,7 +35,7 @@ __all__ = ["alibi_bias", "alibi_slopes", "offset_matrix", "rope", "sinusoidal_en
 
 
 def _frequencies(d: int, base: float) -> np.ndarray:
-    """Angular frequencies ``base^(-2i/d)`` for ``i = 0 .. d/2 - 1``: ``[d / 2]``."""
+    """Angular frequencies ``base^(-2f/d)`` for pairs ``f = 0 .. d/2 - 1``: ``[d / 2]``."""
     base = finite_number("base", base, positive=True)
     return base ** (-np.arange(0, d, 2) / d)
 
@@ -49,10 +51,10 @@ def _check_even(name: str, d: Any) -> None:
 def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
     """The sinusoidal positional encoding ``PE [n_positions, d_model]`` (chapter 8).
 
-    ``PE[pos, 2i] = sin(pos / base^(2i/d_model))`` and
-    ``PE[pos, 2i+1] = cos(pos / base^(2i/d_model))``: pair ``i`` turns at angular
-    frequency ``base^(-2i/d_model)``, so the wavelengths grow geometrically from
-    ``2 pi`` to ``2 pi * base``.
+    Row ``i`` is position ``i``: ``PE[i, 2f] = sin(i / base^(2f/d_model))`` and
+    ``PE[i, 2f+1] = cos(i / base^(2f/d_model))``. Pair ``f`` turns at angular
+    frequency ``base^(-2f/d_model)``, so the wavelengths grow geometrically from
+    ``2 pi`` towards ``2 pi * base``.
 
     Raises:
         ValueError: if ``n_positions`` is not a positive integer, ``d_model`` is
@@ -70,11 +72,12 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -
 
 
 def offset_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """The ``[d_model, d_model]`` map ``M_k`` with ``PE[p + k] = PE[p] @ M_k`` for every ``p`` (chapter 8).
+    """The ``[d_model, d_model]`` map ``M`` with ``PE[i + k] = PE[i] @ M`` for every ``i`` (chapter 8).
 
-    Block diagonal: one 2 x 2 rotation by angle ``k * base^(-2i/d_model)`` per
-    sine/cosine pair. It does not depend on ``p``, which is why a model can learn
-    to attend "k positions back" with one linear map.
+    ``k`` is the offset, written Delta in chapter 8. Block diagonal: one 2 x 2
+    rotation by angle ``k * base^(-2f/d_model)`` per sine/cosine pair ``f``. It does
+    not depend on the position ``i``, which is why a model can learn to attend
+    "k positions back" with one linear map.
 
     Raises:
         ValueError: if ``k`` or ``base`` is not a finite number (``base > 0``), or
@@ -95,10 +98,12 @@ def offset_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
 def rope(X: Any, positions: Any = None, base: float = 10000.0) -> Any:
     """Rotary position embedding: rotate each pair of ``X [..., n, d]`` by its position (chapter 8).
 
-    Pair ``(2i, 2i + 1)`` of row ``m`` is rotated by angle ``positions[m] *
-    base^(-2i/d)``. Applied to queries and keys (not values), it makes the score
-    ``rope(q)_m · rope(k)_n`` depend on the offset ``m - n`` only. ``positions``
-    defaults to ``0 .. n - 1``. NumPy in, NumPy out; torch in, torch out.
+    Pair ``(2f, 2f + 1)`` of row ``i`` is rotated by angle ``positions[i] *
+    base^(-2f/d)``, where ``d`` is the width of the rows rotated: for a head's
+    queries and keys ``[B, h, n, d_k]``, the head width ``d_k``, not ``d_model``.
+    Applied to queries and keys (not values), it makes the score of query row ``i``
+    and key row ``j`` depend on the offset ``i - j`` only. ``positions`` defaults to
+    ``0 .. n - 1``. NumPy in, NumPy out; torch in, torch out.
 
     A list becomes a float64 array; an integer tensor becomes a float tensor of
     torch's default dtype (rotations are not whole numbers).
@@ -131,9 +136,14 @@ def rope(X: Any, positions: Any = None, base: float = 10000.0) -> Any:
 
 
 def alibi_slopes(num_heads: int) -> np.ndarray:
-    """ALiBi's per-head slopes ``2^(-8 (i + 1) / h)`` for ``i = 0 .. h - 1``: ``[h]`` (chapter 8).
+    """ALiBi's per-head slopes ``m_g = 2^(-8 (g + 1) / h)`` for heads ``g = 0 .. h - 1``: ``[h]`` (chapter 8).
 
-    A geometric sequence: the first head penalises distance most, the last least.
+    A geometric sequence that starts at ``2^(-8/h)``, shrinks by that same factor
+    from head to head and ends at ``2^-8``: the first head penalises distance most,
+    the last least. For ``h`` a power of two this is the recipe of the ALiBi paper
+    (Press et al.), which trains only such models; for other ``h`` this function
+    keeps the same formula (the paper's own code switches to another rule there,
+    so its slopes differ).
     """
     positive_int("num_heads", num_heads)
     return 2.0 ** (-8.0 * np.arange(1, num_heads + 1) / num_heads)
@@ -142,10 +152,10 @@ def alibi_slopes(num_heads: int) -> np.ndarray:
 def alibi_bias(n: int, num_heads: int, causal: bool = True) -> np.ndarray:
     """ALiBi biases ``[h, n, n]`` to add to the scores before softmax (chapter 8).
 
-    Entry ``(head, i, j)`` is ``-slope[head] * (i - j)``: zero for a token itself,
-    more negative the further back key ``j`` lies. With ``causal=True`` (ALiBi's
-    setting) later keys get ``-inf``; with ``causal=False`` the penalty is
-    ``-slope * |i - j|`` in both directions.
+    Entry ``(g, i, j)`` is ``-slope[g] * (i - j)`` for head ``g``, query ``i`` and
+    key ``j``: zero for a token itself, more negative the further back key ``j``
+    lies. With ``causal=True`` (ALiBi's setting) later keys get ``-inf``; with
+    ``causal=False`` the penalty is ``-slope * |i - j|`` in both directions.
 
     Raises:
         ValueError: if ``n`` or ``num_heads`` is not a positive integer, or the

@@ -29,20 +29,23 @@ def check_sinusoidal_encoding(answer: Any, n_positions: int, d_model: int) -> Ve
     swapped = expected.copy()
     swapped[:, 0::2], swapped[:, 1::2] = expected[:, 1::2], expected[:, 0::2]
     if close(got, swapped):
-        return wrong("Sine and cosine are swapped: column 2i is the sine, column 2i+1 the cosine.")
+        return wrong("Sine and cosine are swapped: column 2f is the sine, column 2f+1 the cosine.")
     halves = np.concatenate([expected[:, 0::2], expected[:, 1::2]], axis=1)
     if close(got, halves):
         return wrong(
             "All sines first, then all cosines: a layout some code uses, but this book "
-            "interleaves them (column 2i sine, 2i+1 cosine)."
+            "interleaves them (column 2f sine, 2f+1 cosine)."
         )
     positions = np.arange(n_positions)[:, None]  # [n, 1]
-    i = np.arange(d_model // 2)[None, :]  # [1, d/2]
+    f = np.arange(d_model // 2)[None, :]  # [1, d/2], pair index
     wrong_exponent = np.empty_like(expected)
-    wrong_exponent[:, 0::2] = np.sin(positions / 10000 ** (i / d_model))
-    wrong_exponent[:, 1::2] = np.cos(positions / 10000 ** (i / d_model))
+    wrong_exponent[:, 0::2] = np.sin(positions / 10000 ** (f / d_model))
+    wrong_exponent[:, 1::2] = np.cos(positions / 10000 ** (f / d_model))
     if close(got, wrong_exponent):
         return wrong(
-            "The exponent is 2i / d_model, where i indexes the pair: you used i / d_model."
+            "The exponent is 2f / d_model, where f indexes the pair (the paper's 2i / "
+            "d_model): you used f / d_model."
         )
-    return wrong("PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(the same).")
+    return wrong(
+        "Row i is position i: PE[i, 2f] = sin(i / 10000^(2f/d_model)), PE[i, 2f+1] = cos(the same)."
+    )
