@@ -64,6 +64,11 @@ def test_check_one_way_look_spots_square_matrices_that_work_only_as_x_times_w_tr
     assert "X @ W.T" in repr(check(W_Q.T, W_K.T))
 
 
+def test_words_are_matched_whatever_their_case():
+    verdict = lessons.check_one_way_look(RIGHT_Q, RIGHT_K, SENTENCE.upper(), "Good", "NOT")
+    assert verdict and "'good' puts" in repr(verdict)
+
+
 def test_an_unanswered_design_says_so():
     for W_Q, W_K in ((..., RIGHT_K), (RIGHT_Q, None), (None, None)):
         verdict = check(W_Q, W_K)
@@ -87,6 +92,8 @@ def test_odd_answers_get_a_verdict_not_an_exception(answer):
         ({"looker": LOOKER, "target": "bad"}, "target"),
         ({"looker": LOOKER, "target": LOOKER}, "different"),
         ({"looker": LOOKER, "target": TARGET, "share": 1.5}, "share"),
+        ({"looker": LOOKER, "target": TARGET, "share": "0.8"}, "share"),
+        ({"looker": 4, "target": TARGET}, "looker"),
     ],
 )
 def test_wrong_exercise_inputs_raise_naming_the_argument(kwargs, named):

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import float_input
+from .._validate import finite_number, float_input
 from ..softmax import softmax
 from ..toy import word_vectors
 from .verdict import Verdict, as_float_array, is_missing, judge, right, unanswered, wrong
@@ -75,11 +75,12 @@ def check_one_way_look(
     X = word_vectors(words)  # [n, d_model]
     tokens = words.lower().split() if isinstance(words, str) else [w.lower() for w in words]
     for name, word in (("looker", looker), ("target", target)):
-        if word not in tokens:
+        if not isinstance(word, str) or word.lower() not in tokens:
             raise ValueError(f"{name}={word!r} is not a word of words={tokens}")
+    looker, target = looker.lower(), target.lower()
     if looker == target:
         raise ValueError(f"looker and target must be different words; both are {looker!r}")
-    if not 0 < share < 1:
+    if not finite_number("share", share, positive=True) < 1:
         raise ValueError(f"share must be a number between 0 and 1; got {share!r}")
     if is_missing(W_Q) or is_missing(W_K):
         return unanswered(
