@@ -3,9 +3,11 @@
 Taught in chapter 3 (Queries, keys and values). Row vectors throughout: a
 projection is ``X @ W`` with ``X [..., n, d_model]`` and ``W [d_model, d_k]``.
 (PyTorch's ``nn.Linear`` stores its weight as ``[d_k, d_model]`` and computes
-``X @ weight.T``; chapter 3 shows both.) ``split_qkv`` splits one fused
-projection in three, in the layout that ``lessons.MultiHeadAttention`` (chapter 7)
-and ``nn.MultiheadAttention`` pack their weights.
+``X @ weight.T``; chapter 3 shows both.) Queries meet keys in the raw scores
+``S = Q K^T`` ``[n_q, n_k]``, which chapter 4 scales to ``Z = S / sqrt(d_k)``.
+``split_qkv`` splits one fused projection in three, in the layout that
+``lessons.MultiHeadAttention`` (chapter 7) and ``nn.MultiheadAttention`` pack
+their weights.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def qkv(X: Any, W_Q: Any, W_K: Any, W_V: Any) -> tuple[Any, Any, Any]:
 
     Raises:
         ValueError: as ``project`` does, or if ``W_Q`` and ``W_K`` give different
-            ``d_k`` (queries and keys must live in one space to be compared).
+            ``d_k`` (queries and keys must live in one space to be compared in
+            ``S = Q K^T``).
     """
     X, W_Q, W_K, W_V = _operands(X=X, W_Q=W_Q, W_K=W_K, W_V=W_V)
     if tuple(W_Q.shape)[-1:] != tuple(W_K.shape)[-1:]:

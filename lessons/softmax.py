@@ -1,7 +1,9 @@
 """Softmax: turning any row of scores into weights that are positive and sum to 1.
 
-Taught in chapter 2 (Dot-product refresher and softmax). Chapter 4 uses it for
-every row of the score matrix, and chapter 6 relies on its handling of ``-inf``.
+Taught in chapter 2 (Dot-product refresher and softmax). Chapter 4 applies it to
+every row of the scaled scores ``Z = S / sqrt(d_k)`` (``S = Q K^T`` are the raw
+scores), which gives the attention weights ``A = softmax(Z)``; chapter 6 relies on
+its handling of ``-inf``, which a mask adds to ``Z``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
 
     Args:
         x: scores of any shape ``[..., n]`` (NumPy array or anything ``np.asarray``
-            accepts). Integers are converted to float64.
+            accepts), in attention the scaled scores ``Z [..., n_q, n_k]``.
+            Integers are converted to float64.
         axis: the axis that is normalised; the default is the last one (rows).
 
     Returns:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import float_input
-from .verdict import Verdict, judge, wrong
+from .._validate import finite_number, float_input
+from ..softmax import softmax
+from ..toy import word_vectors
+from .verdict import Verdict, as_float_array, is_missing, judge, right, unanswered, wrong
 
-__all__ = ["check_projection"]
+__all__ = ["check_one_way_look", "check_projection"]
 
 
 def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
@@ -39,3 +43,168 @@ def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
     if verdict is not None:
         return verdict
     return wrong("Each output row is the input row times W: output[i] = X[i] @ W.")
+
+
+#: How far from ``1/n`` a weight of an "idle" row may be in ``check_one_way_look``.
+EVEN_TOLERANCE = 0.01
+
+
+def check_one_way_look(
+    W_Q: Any, W_K: Any, words: str | Sequence[str], looker: str, target: str, share: float = 0.8
+) -> Verdict:
+    """Check hand-set projections ``W_Q, W_K [d_model, d_k]`` that make a one-way look (chapter 3).
+
+    The goal, in the toy sentence ``words`` (``X = word_vectors(words)``, ``[n, 6]``):
+    the word ``looker`` puts at least ``share`` of its attention on ``target``, while
+    ``target`` itself looks at nothing in particular (each of its ``n`` weights is
+    within ``EVEN_TOLERANCE`` of ``1/n``). The weights are those of
+    ``lessons.attention``: ``A = softmax(Z)`` with ``Z = S / sqrt(d_k)`` and raw
+    scores ``S = (X W_Q)(X W_K)^T``, all ``[n, n]``.
+
+    Named mistakes: a weight in ``nn.Linear``'s ``[d_k, d_model]`` layout (or, when
+    square, one that works only as ``X @ W.T``), a 1-D column, queries and keys of
+    different ``d_k``, one shared matrix (symmetric scores), the look going the wrong
+    way (``W_Q`` and ``W_K`` swapped), a ``target`` that still looks somewhere, a
+    ``looker`` whose query is zero, a look too weak, and a key that singles out
+    another word.
+
+    Raises:
+        ValueError: if ``looker`` or ``target`` is not in ``words``, they are the
+            same word, or ``share`` is not between 0 and 1 (the exercise's inputs).
+    """
+    X = word_vectors(words)  # [n, d_model]
+    tokens = words.lower().split() if isinstance(words, str) else [w.lower() for w in words]
+    for name, word in (("looker", looker), ("target", target)):
+        if not isinstance(word, str) or word.lower() not in tokens:
+            raise ValueError(f"{name}={word!r} is not a word of words={tokens}")
+    looker, target = looker.lower(), target.lower()
+    if looker == target:
+        raise ValueError(f"looker and target must be different words; both are {looker!r}")
+    if not finite_number("share", share, positive=True) < 1:
+        raise ValueError(f"share must be a number between 0 and 1; got {share!r}")
+    if is_missing(W_Q) or is_missing(W_K):
+        return unanswered(
+            f"two matrices W_Q and W_K of shape [d_model, d_k] = [{X.shape[1]}, 1] "
+            f"(start from np.zeros(({X.shape[1]}, 1)) and set entries)"
+        )
+    matrices = {}
+    for name, W in (("W_Q", W_Q), ("W_K", W_K)):
+        problem = _layout_problem(name, W, X.shape[1])
+        if isinstance(problem, Verdict):
+            return problem
+        matrices[name] = problem
+    W_Q, W_K = matrices["W_Q"], matrices["W_K"]  # [d_model, d_k] each
+    if W_Q.shape[1] != W_K.shape[1]:
+        return wrong(
+            f"Queries and keys meet in a dot product, so they need the same d_k: "
+            f"W_Q has shape {list(W_Q.shape)}, W_K has shape {list(W_K.shape)}."
+        )
+    i, j = tokens.index(looker), tokens.index(target)
+    A = _weights(X, W_Q, W_K)  # [n, n]
+    if A is None:
+        return wrong("The scores overflow to inf: use entries of a sensible size (say 1 to 10).")
+    if _reached(A, i, j, share):
+        return right(
+            f"'{looker}' puts {A[i, j]:.2f} of its attention on '{target}', while "
+            f"'{target}' spreads its own evenly ({1 / len(tokens):.2f} each): a one-way look."
+        )
+    return _diagnose(A, X, W_Q, W_K, tokens, i, j, share)
+
+
+def _layout_problem(name: str, W: Any, d_model: int) -> np.ndarray | Verdict:
+    """``W`` as a float ``[d_model, d_k]`` array, or the verdict that says what is wrong with it."""
+    got = as_float_array(W)
+    if got is None:
+        return wrong(f"{name} should be an array of numbers; got {type(W).__name__}.")
+    if not np.isfinite(got).all():
+        return wrong(f"{name} holds NaN or inf; every entry must be a finite number.")
+    if got.ndim == 1 and got.size == d_model:
+        return wrong(
+            f"{name} has shape [{d_model}]: make it a column, shape [d_model, d_k] = "
+            f"[{d_model}, 1], for example {name}.reshape({d_model}, 1)."
+        )
+    if got.ndim == 2 and got.shape[0] != d_model and got.shape[1] == d_model:
+        return wrong(
+            f"{name} has shape {list(got.shape)}, [d_k, d_model]: that is the layout "
+            f"nn.Linear stores. The book computes X @ W, so W is [d_model, d_k]: use {name}.T."
+        )
+    if got.ndim != 2 or got.shape[0] != d_model or 0 in got.shape:
+        return wrong(
+            f"{name} must have shape [d_model, d_k], one row per feature ({d_model} rows); "
+            f"yours has shape {list(got.shape)}."
+        )
+    return got
+
+
+def _weights(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray) -> np.ndarray | None:
+    """``A = softmax(S / sqrt(d_k))`` with ``S = (X W_Q)(X W_K)^T``, ``[n, n]``; None if it overflows."""
+    with np.errstate(all="ignore"):
+        S = (X @ W_Q) @ (X @ W_K).T  # [n_q, n_k], raw scores
+        Z = S / np.sqrt(W_Q.shape[1])  # [n_q, n_k], scaled scores
+    if not np.isfinite(Z).all():
+        return None
+    return softmax(Z)  # [n_q, n_k]
+
+
+def _reached(A: np.ndarray, i: int, j: int, share: float) -> bool:
+    """True when row ``i`` puts at least ``share`` on ``j`` and row ``j`` is even."""
+    even = np.abs(A[j] - 1 / A.shape[1]).max() <= EVEN_TOLERANCE
+    return bool(A[i, j] >= share and even)
+
+
+def _diagnose(
+    A: np.ndarray,
+    X: np.ndarray,
+    W_Q: np.ndarray,
+    W_K: np.ndarray,
+    tokens: list[str],
+    i: int,
+    j: int,
+    share: float,
+) -> Verdict:
+    """The named mistake of a design that misses the goal (``check_one_way_look``)."""
+    looker, target, n = tokens[i], tokens[j], len(tokens)
+    if W_Q.shape[0] == W_Q.shape[1] == W_K.shape[1]:
+        flipped = _weights(X, W_Q.T, W_K.T)  # [n, n]
+        if flipped is not None and _reached(flipped, i, j, share):
+            return wrong(
+                "Your matrices do the job as X @ W.T, the nn.Linear layout; "
+                "the book computes X @ W, so transpose both."
+            )
+    if np.allclose(W_Q, W_K):
+        return wrong(
+            "With one matrix for queries and keys the scores are symmetric: the score "
+            f"from '{looker}' to '{target}' always equals the score back, so '{looker}' "
+            f"cannot single out '{target}' while '{target}' stays idle. Use separate "
+            "W_Q and W_K."
+        )
+    if A[i, j] < share and A[j, i] >= share:
+        return wrong(
+            f"The look goes the wrong way: '{target}' looks at '{looker}' ({A[j, i]:.2f}). "
+            "The query reads what the word that looks has, the key what the word looked "
+            "at has: swap W_Q and W_K."
+        )
+    if A[i, j] >= share:
+        low, high = A[j].min(), A[j].max()
+        return wrong(
+            f"'{looker}' looks at '{target}' ({A[i, j]:.2f}), but '{target}' is not idle: "
+            f"its weights run from {low:.2f} to {high:.2f} instead of {1 / n:.2f} each. "
+            f"Its query must be zero: '{target}' has some of a feature your W_Q reads, "
+            "and another entry of W_Q can cancel it."
+        )
+    if np.abs(A[i] - 1 / n).max() <= EVEN_TOLERANCE:
+        return wrong(
+            f"'{looker}' asks nothing: its weights are even, {1 / n:.2f} each. "
+            f"W_Q must read a feature that '{looker}' has."
+        )
+    best = int(np.argmax(A[i]))
+    if best == j:
+        return wrong(
+            f"The right direction, but too weak: '{target}' gets the largest share of "
+            f"the attention of '{looker}', {A[i, j]:.2f}, not yet {share}. Make the scores larger "
+            "(a bigger entry in W_Q or W_K), as a lower temperature does (chapter 2)."
+        )
+    return wrong(
+        f"'{looker}' looks most at '{tokens[best]}' ({A[i, best]:.2f}), not at '{target}' "
+        f"({A[i, j]:.2f}). W_K should read a feature that makes '{target}' stand out."
+    )
