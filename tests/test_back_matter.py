@@ -71,17 +71,31 @@ def test_no_glossary_term_is_defined_twice():
 
 def test_every_lessons_name_in_the_cheat_sheet_exists():
     text = (BOOK / "cheatsheet.md").read_text(encoding="utf-8")
-    rows = [line.split("|") for line in text.splitlines() if line.startswith("| ")]
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| ")]
     named = 0
+    column = None
     for cells in rows:
-        if cells[1].strip() == "What":
+        if cells[0].strip().startswith("What"):
+            column = [c.strip() for c in cells].index("`lessons`")
             continue
-        for code in re.findall(r"`([^`]+)`", cells[-3]):  # the `lessons` column
+        assert column is not None, "a table row before its header"
+        for code in re.findall(r"`([^`]+)`", cells[column]):
             match = re.fullmatch(r"([A-Za-z_]+)(\(.*\))?", code)
             if match:
                 named += 1
                 assert hasattr(lessons, match[1]), f"cheat sheet names lessons.{match[1]}"
     assert named >= 20
+
+
+def test_every_cheat_sheet_row_names_its_chapter():
+    text = (BOOK / "cheatsheet.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| ")]
+    entries = [cells[0] for cells in rows if not cells[0].strip().startswith("What")]
+    assert len(entries) >= 40
+    for what in entries:
+        match = re.search(r"\{doc\}`ch\.\u00a0(\d+) <(\d\d)_\w+>`", what)
+        assert match and int(match[1]) == int(match[2]), f"row {what.strip()!r}"
+        assert (BOOK / (match[0].split("<")[1].rstrip(">`") + ".ipynb")).exists()
 
 
 # S is the raw table of dot products and Z the scaled one (issue 14, item 1). The notation
