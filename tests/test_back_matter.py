@@ -142,10 +142,10 @@ def test_the_cheat_sheets_block_parameter_count_is_the_blocks():
 
 def test_the_cheat_sheets_alibi_slopes_are_lessons_slopes():
     text = (BOOK / "cheatsheet.md").read_text(encoding="utf-8")
-    assert "s_c = 2^{-8(c+1)/h}" in text
+    assert "m_g = 2^{-8(g+1)/h}" in text  # chapter 8's letters: head g, slope m_g
     for h in (1, 3, 8, 12):
-        c = np.arange(h)
-        np.testing.assert_allclose(lessons.alibi_slopes(h), 2.0 ** (-8 * (c + 1) / h))
+        g = np.arange(h)
+        np.testing.assert_allclose(lessons.alibi_slopes(h), 2.0 ** (-8 * (g + 1) / h))
 
 
 def test_the_longest_sinusoidal_wavelength_is_nearly_but_not_two_pi_10000():
