@@ -254,7 +254,7 @@ def test_unknown_myst_stops_the_conversion(page, text, message):
 
 def test_glossary_and_bibliography_parsing():
     terms = rn.glossary_terms(
-        "Intro\n\n```{glossary}\nKV cache\n  What it is.\n\nhead\n  One.\n```\n"
+        "Intro\n\n```{glossary}\n:sorted:\nKV cache\n  What it is.\n\nhead\n  One.\n```\n"
     )
     assert terms == {"kv cache": "KV cache", "head": "head"}
     labels = rn.citation_labels(

@@ -120,7 +120,7 @@ def glossary_terms(text: str) -> dict[str, str]:
         raise ValueError("book/glossary.md has no ```{glossary} block")
     terms = {}
     for line in match.group(1).splitlines():
-        if line.strip() and not line[0].isspace():
+        if line.strip() and not line[0].isspace() and not line.startswith(":"):
             terms[line.strip().lower()] = line.strip()
     return terms
 
