@@ -1,5 +1,9 @@
 """Scaled dot-product attention, the reference version every chapter checks against.
 
+In the book's notation: raw scores ``S = Q K^T``, scaled scores ``Z = S / sqrt(d_k)``
+(plus a mask, ``-inf`` on blocked keys), weights ``A = softmax(Z)`` along each row,
+output ``O = A V``.
+
 Taught in chapter 4 (Scaled dot-product attention), worked by hand in chapter 5
 and masked in chapter 6. One function serves NumPy arrays (to read and to print)
 and torch tensors (so gradients flow, chapters 4, 6 and 11). It equals
@@ -30,7 +34,11 @@ __all__ = ["attention"]
 
 
 def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
-    """Scaled dot-product attention: ``softmax(Q K^T / sqrt(d_k)) V`` (chapter 4).
+    """Scaled dot-product attention: ``O = softmax(Q K^T / sqrt(d_k)) V`` (chapter 4).
+
+    Step by step: raw scores ``S = Q K^T`` ``[..., n_q, n_k]``, scaled scores
+    ``Z = S / sqrt(d_k)`` (with ``-inf`` where the mask is False), weights
+    ``A = softmax(Z)`` along the last axis, output ``O = A V``.
 
     Shapes (leading dimensions ``...``, such as ``[B]`` or ``[B, h]``, broadcast)::
 
@@ -39,8 +47,8 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
         V     [..., n_k, d_v]   one value row per key
         mask  broadcastable to [..., n_q, n_k], boolean, True = "may attend"
 
-    Returns ``(output, weights)`` with ``output [..., n_q, d_v]`` and
-    ``weights [..., n_q, n_k]``. Every row of ``weights`` sums to 1 and masked
+    Returns ``(output, weights)``, that is ``(O, A)``, with ``output [..., n_q, d_v]``
+    and ``weights [..., n_q, n_k]``. Every row of ``weights`` sums to 1 and masked
     entries are exactly 0. A query whose mask row is all ``False`` may attend to
     nothing: its weights are all 0 and its output row is 0, as
     ``F.scaled_dot_product_attention`` gives on the CPU in recent PyTorch
@@ -56,8 +64,8 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
         ValueError: naming the shapes at fault when ``Q`` and ``K`` disagree on
             ``d_k``, ``V`` does not have one row per key, the leading dimensions do
             not broadcast, the mask is not boolean or does not broadcast, the inputs
-            mix NumPy and torch, an input is empty or holds NaN or inf, the scores
-            overflow, or the weights would not fit in ``lessons.MEMORY_BUDGET``.
+            mix NumPy and torch, an input is empty or holds NaN or inf, the scaled
+            scores ``Z`` overflow, or the weights would not fit in ``lessons.MEMORY_BUDGET``.
         TypeError: naming the input, if it is complex or not numbers.
     """
     use_torch = _check_kinds(Q, K, V)
@@ -91,7 +99,7 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
         finite = bool(np.isfinite(scores).all())
     if not finite:
         raise ValueError(
-            "the scores Q K^T / sqrt(d_k) overflow to inf for these Q and K: "
+            "the scaled scores Z = Q K^T / sqrt(d_k) overflow to inf for these Q and K: "
             "their entries are too large for the dtype; scale Q and K down"
         )
 
@@ -107,7 +115,7 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
 
 
 def _masked_softmax(scores: Any, keep: Any, use_torch: bool) -> Any:
-    """Row softmax over the kept entries only; rows with nothing kept become 0."""
+    """Row softmax of the scaled scores ``Z`` over kept entries; a row with none kept becomes 0."""
     where = torch.where if use_torch else np.where
     anything_kept = keep.any(-1, keepdim=True) if use_torch else keep.any(-1, keepdims=True)
     # Masked entries become -inf, so exp gives exactly 0 there. A row with nothing

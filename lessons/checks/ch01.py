@@ -1,4 +1,4 @@
-"""Self-checks of chapter 1 (Why attention): the soft look-up and the count of scores."""
+"""Self-checks of chapter 1 (Why attention): the soft look-up, a query to design, the count of scores."""
 
 from __future__ import annotations
 
@@ -7,20 +7,78 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import float_input
+from .._validate import check_ndim, finite_number, float_input
 from ..softmax import softmax
 from .verdict import (
     Verdict,
     as_float_array,
     as_whole_number,
-    close,
     is_missing,
+    judge,
+    named_mistake,
     right,
     unanswered,
     wrong,
 )
 
-__all__ = ["check_pair_count", "check_soft_lookup"]
+__all__ = ["check_pair_count", "check_soft_lookup", "check_split_query"]
+
+
+def soft_lookup_mistakes(
+    query: ArrayLike, keys: ArrayLike, values: ArrayLike
+) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of a soft look-up ``softmax(keys @ query) @ values`` (chapter 1).
+
+    ``query [d]``, ``keys [n, d]``, ``values [n, d_v]``. Returns ``{name: (what the
+    wrong method computes, or None where it cannot apply, the explanation)}``;
+    the mistakes have the shapes a reader gets, ``[n]`` or ``[n, d_v]`` as well as
+    ``[d_v]``, so a raw score vector is named even though its shape is wrong.
+    """
+    query, keys, values = (np.asarray(a, dtype=float) for a in (query, keys, values))
+    scores = keys @ query  # [n]
+    weights = softmax(scores)  # [n]
+    total = scores.sum()
+    return {
+        "raw-scores": (
+            scores,
+            "Those are the raw scores keys @ query: apply the softmax to turn them into "
+            "weights, then average the values with those weights.",
+        ),
+        "weights-not-output": (
+            weights,
+            "Those are the weights; the answer is the weighted average of the values, "
+            "weights @ values.",
+        ),
+        "not-summed": (
+            weights[:, None] * values,
+            "You weighted each value but did not add them up: the answer is one vector, "
+            "weights @ values.",
+        ),
+        "no-softmax": (
+            scores @ values,
+            "The raw scores are not weights: apply the softmax first, so they are "
+            "positive and sum to 1.",
+        ),
+        "scores-over-sum": (
+            (scores / total) @ values if abs(total) > 1e-12 else None,
+            "You divided the scores by their sum; softmax exponentiates them first, so "
+            "every weight is positive and a larger score counts for more.",
+        ),
+        "hard-lookup": (
+            values[int(np.argmax(scores))],
+            "That is a hard look-up (the value of the best key only); a soft look-up "
+            "mixes every value with softmax weights.",
+        ),
+        "plain-average": (
+            values.mean(axis=0),
+            "That is the plain average: the weights must come from the query-key scores.",
+        ),
+        "averaged-keys": (
+            weights @ keys,
+            "You averaged the keys; the keys only decide the weights, and the answer "
+            "averages the values.",
+        ),
+    }
 
 
 def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: ArrayLike) -> Verdict:
@@ -28,42 +86,137 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
 
     ``query [d]``, ``keys [n, d]``, ``values [n, d_v]``; the answer is ``[d_v]``.
     """
-    if is_missing(answer):
-        return unanswered("the weighted average of the values, one vector")
     query = float_input("query", query)  # [d]
     keys = float_input("keys", keys)  # [n, d]
     values = float_input("values", values)  # [n, d_v]
-    scores = keys @ query  # [n]
-    weights = softmax(scores)  # [n]
-    expected = weights @ values  # [d_v]
-    got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be a vector; got {type(answer).__name__}.")
-    if close(got, expected):
-        return right("Each value counts in proportion to how well its key matches the query.")
-    if close(got, weights):
-        return wrong(
-            "Those are the weights; the answer is the weighted average of the values, weights @ values."
+    check_ndim("query", query, (1,), "[d]")
+    check_ndim("keys", keys, (2,), "[n, d]")
+    check_ndim("values", values, (2,), "[n, d_v]")
+    if keys.shape[1] != query.shape[0] or values.shape[0] != keys.shape[0]:
+        raise ValueError(
+            "keys need the query's width and values one row per key: got query "
+            f"{list(query.shape)}, keys {list(keys.shape)}, values {list(values.shape)}"
         )
+    expected = softmax(keys @ query) @ values  # [d_v]
+    verdict = judge(
+        answer,
+        expected,
+        what="the weighted average of the values, one vector",
+        praise="Each value counts in proportion to how well its key matches the query.",
+        kind="a vector",
+        mistakes=list(soft_lookup_mistakes(query, keys, values).values()),
+    )
+    if verdict is not None:
+        return verdict
+    got = as_float_array(answer)  # not None: judge has ruled that out
     if got.shape != expected.shape:
         return wrong(
-            f"The result is one value-sized vector, shape {expected.shape}; yours has shape {got.shape}."
-        )
-    if close(got, values[int(np.argmax(scores))]):
-        return wrong(
-            "That is a hard look-up (the value of the best key only); a soft look-up mixes "
-            "every value with softmax weights."
-        )
-    if close(got, values.mean(axis=0)):
-        return wrong("That is the plain average: the weights must come from the query-key scores.")
-    if close(got, scores @ values):
-        return wrong(
-            "The raw scores are not weights: pass them through softmax first, so they sum to 1."
+            f"The result is one value-sized vector, shape {expected.shape}; "
+            f"yours has shape {got.shape}."
         )
     return wrong(
         "Score each key against the query (a dot product), softmax the scores, then "
         "average the values with those weights."
     )
+
+
+def check_split_query(
+    answer: Any,
+    keys: ArrayLike,
+    pair: tuple[int, int],
+    *,
+    names: list[str] | None = None,
+    share: float = 0.45,
+) -> Verdict:
+    """Check a query whose soft look-up gives each key of ``pair`` at least ``share`` (chapter 1).
+
+    ``keys [n_k, d_k]``; the answer is a query ``[d_k]``, scored against the keys
+    and softmaxed as in ``check_soft_lookup``. ``names`` (one per key) make the
+    messages read "east" rather than "key 1". A query pointing at another key,
+    one that favours one key of the pair, and one whose split is even but too soft
+    (too short) are each named.
+    """
+    keys = float_input("keys", keys)  # [n_k, d_k]
+    check_ndim("keys", keys, (2,), "[n_k, d_k]")
+    n_k, d_k = keys.shape
+    labels = [f"key {j}" for j in range(n_k)] if names is None else [str(n) for n in names]
+    if len(labels) != n_k:
+        raise ValueError(f"names must give one name per key: {n_k} keys, {len(labels)} names")
+    if (
+        not isinstance(pair, tuple | list)
+        or len(pair) != 2
+        or not all(isinstance(j, int | np.integer) and 0 <= j < n_k for j in pair)
+        or pair[0] == pair[1]
+    ):
+        raise ValueError(f"pair must be two different key indices in [0, {n_k}); got {pair!r}")
+    share = finite_number("share", share, positive=True)
+    if share > 0.5:
+        raise ValueError(f"share must be at most 0.5 (two keys share 1); got {share}")
+    first, second = (int(j) for j in pair)
+    one, two = labels[first], labels[second]
+    One = one[:1].upper() + one[1:]  # at the start of a sentence
+    if is_missing(answer):
+        return unanswered(f"a query vector of {d_k} numbers")
+    got = as_float_array(answer)
+    if got is None:
+        return wrong(f"The answer should be a query vector; got {type(answer).__name__}.")
+    if got.shape != (d_k,):
+        if got.size == 1:
+            return wrong(
+                f"Give the query itself, a vector of {d_k} numbers like a key, not the "
+                "value the look-up returns."
+            )
+        return wrong(
+            f"A query has the keys' width: shape [{d_k}]; yours has shape {list(got.shape)}."
+        )
+    if not np.isfinite(got).all():
+        return wrong("The query must hold finite numbers.")
+    weights = softmax(keys @ got)  # [n_k]
+    w_one, w_two = weights[first], weights[second]
+    if w_one >= share and w_two >= share:
+        return right(
+            f"{One} gets {w_one:.3f} and {two} {w_two:.3f}: the query points between the "
+            "two keys, and its length makes the look-up sharp."
+        )
+    if not got.any():
+        return wrong(
+            "The zero query scores every key 0, so every key gets the same weight. "
+            "Point the query between the two keys."
+        )
+    best = int(np.argmax(weights))
+    if best not in (first, second):
+        return wrong(
+            f"Your query matches {labels[best]} best ({weights[best]:.2f} of the weight): "
+            f"point it between {one} and {two}, for example along the sum of their keys."
+        )
+    if abs(w_one - w_two) > 1 - 2 * share:
+        return wrong(
+            f"{One} gets {w_one:.2f} and {two} {w_two:.2f}: the split is uneven. Turn "
+            "the query so that its dot products with the two keys are equal."
+        )
+    rest = 1 - w_one - w_two
+    return wrong(
+        f"The split is even, but {one} gets only {w_one:.2f} and {two} {w_two:.2f}: the "
+        f"other keys still take {rest:.2f}. Make the query longer: a longer query makes "
+        "the score differences larger and the weights sharper."
+    )
+
+
+def pair_count_mistakes(n: int) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of counting the scores of ``n`` tokens (chapter 1).
+
+    ``{name: (the wrong count, the explanation)}``, shared by ``check_pair_count``
+    and the in-page question of chapter 1.
+    """
+    return {
+        "unordered-pairs": (
+            n * (n - 1) // 2,
+            "You counted unordered pairs: the score of i for j and of j for i are "
+            "separate, and each token scores itself too.",
+        ),
+        "no-diagonal": (n * (n - 1), "Close: each token also scores itself (the diagonal)."),
+        "one-each": (n, "Every token scores every other token, not just one each."),
+    }
 
 
 def check_pair_count(answer: Any, n: int) -> Verdict:
@@ -75,12 +228,7 @@ def check_pair_count(answer: Any, n: int) -> Verdict:
         return wrong(f"The answer should be a whole number; got {answer!r}.")
     if value == n * n:
         return right(f"{n} queries times {n} keys: {n * n} scores, so the work grows like n².")
-    if value == n * (n - 1) // 2:
-        return wrong(
-            "You counted unordered pairs: the score of i for j and of j for i are separate, and each token scores itself too."
-        )
-    if value == n * (n - 1):
-        return wrong("Close: each token also scores itself (the diagonal).")
-    if value == n:
-        return wrong("Every token scores every other token, not just one each.")
+    mistake = named_mistake(np.asarray(float(value)), list(pair_count_mistakes(n).values()))
+    if mistake is not None:
+        return mistake
     return wrong("Count one score for every (query, key) pair, a token with itself included.")

@@ -7,53 +7,109 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_qkv_shapes, float_input
+from .._validate import check_ndim, check_qkv_shapes, float_input
 from ..softmax import softmax
 from .verdict import Verdict, judge, wrong
 
 __all__ = ["check_attention"]
 
+#: Where a reader finds each size that is not d_k, for the "wrong size" mistakes.
+_SIZE_NAMES = {
+    "n_k": "K.shape[0] (the number of keys)",
+    "n_q": "Q.shape[0] (the number of queries)",
+    "d_v": "V.shape[-1] (the width of a value)",
+}
+
 
 def attention_mistakes(Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> dict[str, tuple[Any, str]]:
-    """The named mistakes of an attention output ``[n_q, d_v]`` (chapter 4).
+    """The named mistakes of an attention output ``O = A V`` ``[n_q, d_v]`` (chapter 4).
 
-    ``{name: (what the wrong method computes, or None where it cannot apply, the
-    explanation)}``, shared by ``check_attention`` and the in-page questions.
+    ``Q [n_q, d_k]``, ``K [n_k, d_k]``, ``V [n_k, d_v]``, in the book's notation:
+    ``S = Q K^T`` (raw scores), ``Z = S / sqrt(d_k)`` (scaled), ``A = softmax(Z)``.
+    Returns ``{name: (what the wrong method computes, or None where it cannot apply
+    or gives the right answer, the explanation)}``, shared by ``check_attention``
+    and the in-page questions. Every mistake applies whatever the shapes, with
+    ``n_q != n_k`` as well as square ones.
     """
     Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
-    d_k = Q.shape[-1]
-    scores = Q @ K.T  # [n_q, n_k]
-    weights = softmax(scores / np.sqrt(d_k))  # [n_q, n_k]
-    square = K.shape[0] == Q.shape[0]
-    return {
-        "weights-not-output": (weights, "Those are the weights A; the output is A @ V."),
+    (n_q, d_k), (n_k, d_v) = Q.shape, V.shape
+    S = Q @ K.T  # [n_q, n_k] raw scores
+    Z = S / np.sqrt(d_k)  # [n_q, n_k] scaled scores
+    A = softmax(Z)  # [n_q, n_k], each row sums to 1
+    output = A @ V  # [n_q, d_v], the right answer
+    whole = np.exp(Z - Z.max())  # [n_q, n_k]
+    mistakes: dict[str, tuple[Any, str]] = {
+        "weights-not-output": (A, "Those are the weights A; the output is A @ V."),
+        "transposed-output": (
+            output.T,
+            f"This is the output transposed, shape {list(output.shape[::-1])}: the output has "
+            f"one row per query, shape [n_q, d_v] = {list(output.shape)}. Use A @ V, "
+            "not V.T @ A.T or (A @ V).T.",
+        ),
         "no-scaling": (
-            softmax(scores) @ V,
+            softmax(S) @ V,
             "You forgot to divide the scores by sqrt(d_k) before the softmax.",
         ),
         "divided-by-d_k": (
-            softmax(scores / d_k) @ V,
+            softmax(S / d_k) @ V,
             "You divided by d_k; the scale is sqrt(d_k).",
         ),
+        "multiplied-by-sqrt": (
+            softmax(S * np.sqrt(d_k)) @ V,
+            "You multiplied the scores by sqrt(d_k); divide them by it.",
+        ),
+    }
+    sizes: dict[int, list[str]] = {}
+    for name, size in (("n_k", n_k), ("n_q", n_q), ("d_v", d_v)):
+        if size != d_k:
+            sizes.setdefault(size, []).append(name)
+    for size, names in sizes.items():
+        where = " as well as ".join(_SIZE_NAMES[name] for name in names)
+        mistakes[f"scaled-by-{names[0]}"] = (
+            softmax(S / np.sqrt(size)) @ V,
+            f"You divided by sqrt({size}), but {size} is {where}. The scale uses d_k, "
+            f"the width of the queries and keys: Q.shape[-1] = {d_k}.",
+        )
+    mistakes |= {
         "softmax-over-columns": (
-            softmax(scores / np.sqrt(d_k), axis=0) @ V if square else None,
-            "The softmax went down the columns; each query's row must sum to 1 (axis=-1).",
+            softmax(Z, axis=0) @ V,
+            "The softmax went down the columns (over the queries); each query's row of "
+            "weights must sum to 1 (axis=-1).",
         ),
-        "no-softmax": (
-            (scores / np.sqrt(d_k)) @ V,
-            "You skipped the softmax: scores are not weights.",
+        "softmax-over-table": (
+            (whole / whole.sum()) @ V if n_q > 1 else None,
+            "Your softmax made the whole table sum to 1; each query's row must sum to 1 "
+            "on its own (axis=-1).",
         ),
+        "no-softmax": (Z @ V, "You skipped the softmax: scores are not weights."),
+        "no-softmax-no-scaling": (
+            S @ V if d_k != 1 else None,
+            "You multiplied the raw scores Q @ K.T by V: scale them by 1/sqrt(d_k) and "
+            "apply the softmax to each row first.",
+        ),
+    }
+    return {
+        name: (None if value is None or _same(value, output) else value, why)
+        for name, (value, why) in mistakes.items()
     }
 
 
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when a mistake gives the right answer for these inputs (then it is not one)."""
+    return a.shape == b.shape and bool(np.allclose(a, b))
+
+
 def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Verdict:
-    """Check a scaled dot-product attention output ``softmax(Q K^T / sqrt(d_k)) V`` (chapter 4)."""
+    """Check an attention output ``O = softmax(Q K^T / sqrt(d_k)) V`` ``[n_q, d_v]`` (chapter 4).
+
+    ``Q [n_q, d_k]``, ``K [n_k, d_k]``, ``V [n_k, d_v]``. A wrong answer that matches
+    one of ``attention_mistakes`` is told which mistake it looks like.
+    """
     Q, K, V = (float_input(name, a) for name, a in zip("QKV", (Q, K, V), strict=True))
+    for name, a, wanted in (("Q", Q, "n_q, d_k"), ("K", K, "n_k, d_k"), ("V", V, "n_k, d_v")):
+        check_ndim(name, a, (2,), f"[{wanted}]")
     check_qkv_shapes(Q, K, V)
-    d_k = Q.shape[-1]
-    scores = Q @ K.T  # [n_q, n_k]
-    weights = softmax(scores / np.sqrt(d_k))  # [n_q, n_k]
-    expected = weights @ V  # [n_q, d_v]
+    expected = softmax(Q @ K.T / np.sqrt(Q.shape[-1])) @ V  # [n_q, d_v]
     verdict = judge(
         answer,
         expected,
@@ -64,4 +120,7 @@ def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Ve
     )
     if verdict is not None:
         return verdict
-    return wrong("Scores Q @ K.T, divide by sqrt(d_k), softmax each row, then multiply by V.")
+    return wrong(
+        "Raw scores S = Q @ K.T, scale them to Z = S / sqrt(d_k), softmax each row "
+        "(A = softmax(Z)), then O = A @ V."
+    )
