@@ -229,7 +229,7 @@ def repeat_accuracy(logits: Any, tokens: Any) -> float:
 
 
 def plot_induction(tokens: Any, run: InductionRun, index: int = 0, names: str = "") -> Any:
-    """The two layers' attention weights for sequence ``index`` of ``run`` side by side (chapter 9).
+    """The two layers' attention weights for sequence ``index`` of ``run``, layer 1 on top (chapter 9).
 
     ``tokens [N, n]`` are the ids ``run`` was computed from; token ``t`` is
     labelled ``names[t]`` (letters A, B, ... by default) and ``<s>`` as itself.
@@ -245,7 +245,7 @@ def plot_induction(tokens: Any, run: InductionRun, index: int = 0, names: str = 
     labels = ["<s>" if t == V else letters[t % len(letters)] for t in ids[index].tolist()]
     n = len(labels)
     blocked = ~causal_mask(n)  # [n, n], True = blank
-    fig, axes = plt.subplots(1, 2, figsize=(10.4, 5.0))
+    fig, axes = plt.subplots(2, 1, figsize=(6.4, 10.4))  # one above the other
     panels = (
         (run.A1, "layer 1: previous-token head"),
         (run.A2, "layer 2: induction head"),
