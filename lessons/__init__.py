@@ -11,6 +11,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``multihead``: ``MultiHeadAttention``, ``split_heads``, ``merge_heads`` (chapter 7)
 - ``positions``: ``sinusoidal_encoding``, ``offset_matrix``, ``rope``, ``alibi_bias`` (chapter 8)
 - ``block``: ``TransformerBlock`` (chapter 9)
+- ``induction``: a two-layer induction circuit set by hand, ``run_induction`` and its figure (chapter 9)
 - ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
 - ``tasks``: synthetic tasks with known answers; ``training``: a tiny model and its training loop (chapter 11)
 - ``explorer``: ``explorer``, an interactive attention widget in plain HTML and JavaScript (chapters 4-7, Explorer page)
@@ -36,6 +37,13 @@ from .book import glue, setup
 from .checks import *  # noqa: F403  (every check_*, one module per chapter, and Verdict)
 from .conventions import diagnose_mask, keep_mask
 from .explorer import Explorer, explorer, explorer_from_embeddings
+from .induction import (
+    induction_circuit,
+    plot_induction,
+    repeat_accuracy,
+    repeated_sequences,
+    run_induction,
+)
 from .lab import Lab, lab
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads

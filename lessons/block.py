@@ -35,6 +35,9 @@ class TransformerBlock(nn.Module):
 
     ``feed_forward`` is ``Linear(d_model, d_ff) -> ReLU -> Linear(d_ff, d_model)``,
     applied to every token on its own. Input and output are ``[B, n, d_model]``.
+    In pre-norm the path from input to output is a plain sum, along which the
+    gradient passes unchanged; in post-norm every path goes through a norm.
+    There is no dropout: the block equals PyTorch's with ``dropout=0``.
     """
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, norm_first: bool = False) -> None:

@@ -25,8 +25,8 @@ def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
         attend = block.attention(x)[0]
         ff, n1, n2 = block.feed_forward, block.norm1, block.norm2
         post = n2(n1(x + attend) + ff(n1(x + attend))).numpy()
-        h = x + block.attention(n1(x))[0]
-        pre = (h + ff(n2(h))).numpy()
+        u = x + block.attention(n1(x))[0]  # [B, n, d_model], between the sublayers
+        pre = (u + ff(n2(u))).numpy()
         no_residual_post = n2(ff(n1(attend))).numpy()
     got = as_float_array(answer)
     if got is None:
