@@ -4,6 +4,11 @@ Taught in chapter 6 (Masking). Convention everywhere in this course and in
 ``lessons.attention``: ``True`` means "may attend", ``False`` means "blocked",
 the same as a boolean ``attn_mask`` in ``torch.nn.functional.scaled_dot_product_attention``
 (and the opposite of ``torch.nn.MultiheadAttention``; chapter 6 shows both).
+
+In the book's notation a mask acts on the scaled scores: with raw scores
+``S = Q K^T`` and scaled scores ``Z = S / sqrt(d_k)``, every blocked entry of ``Z``
+becomes ``-inf``, so the weights ``A = softmax(Z)`` are exactly 0 there and
+``O = A V`` never reads a blocked value.
 """
 
 from __future__ import annotations
@@ -105,7 +110,8 @@ def combine_masks(*masks: Any) -> np.ndarray:
 def additive_mask(keep: Any, fill: float = -np.inf) -> np.ndarray:
     """Turn a boolean keep-mask into an additive one: 0 where kept, ``fill`` elsewhere (chapter 6).
 
-    Adding it to the scores before softmax removes the blocked keys. With the
+    Adding it to the scaled scores ``Z = Q K^T / sqrt(d_k)`` before the softmax
+    removes the blocked keys. With the
     default ``fill=-inf`` a row that blocks every key becomes NaN after softmax;
     a large finite negative ``fill`` avoids that but overflows in float16
     (chapter 6 shows both traps). Returns float64 with ``keep``'s shape.

@@ -17,13 +17,14 @@ __all__ = ["check_attention_weights"]
 def attention_weight_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, str]]:
     """The named mistakes of attention weights ``[n_q, n_k]`` (chapter 5).
 
-    ``{name: (what the wrong method computes, or None where it cannot apply, the
-    explanation)}``, shared by ``check_attention_weights`` and the in-page questions.
+    ``{name: (what the wrong method computes, the explanation)}``, shared by
+    ``check_attention_weights`` and the in-page questions. Every mistake applies
+    whatever the shapes: a softmax down the columns of ``[2, 3]`` scores is still
+    ``[2, 3]``, and the transpose ``[3, 2]`` is told apart by its shape.
     """
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     scores = Q @ K.T  # [n_q, n_k]
     scaled = scores / np.sqrt(Q.shape[-1])  # [n_q, n_k]
-    square = scores.shape[0] == scores.shape[1]
     return {
         "raw-scores": (scores, "These are the raw scores Q @ K.T: scale them and apply softmax."),
         "scaled-scores": (scaled, "These are the scaled scores: apply softmax to each row."),
@@ -36,7 +37,7 @@ def attention_weight_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any
             "This is the transpose: rows are queries, columns are keys.",
         ),
         "softmax-over-columns": (
-            softmax(scaled, axis=0) if square else None,
+            softmax(scaled, axis=0),  # [n_q, n_k] whatever n_q and n_k are
             "Each column sums to 1; softmax each row instead.",
         ),
     }

@@ -23,11 +23,25 @@ def _as_array(answer: Any) -> np.ndarray | None:
 __all__ = ["check_causal_mask", "check_padding_mask"]
 
 
-def check_causal_mask(answer: Any, n: int) -> Verdict:
-    """Check a causal keep-mask for ``n`` tokens: ``True`` on and below the diagonal (chapter 6)."""
+def _prefix_mask(n: int, prefix: int) -> np.ndarray:
+    """The keep-mask ``[n, n]`` of a decoder whose first ``prefix`` tokens see each other."""
+    return causal_mask(n) | (np.arange(n) < prefix)[None, :]  # [n_q, n_k]
+
+
+def check_causal_mask(answer: Any, n: int, prefix: int = 0) -> Verdict:
+    """Check a causal keep-mask ``[n, n]`` for ``n`` tokens, ``True`` = may attend (chapter 6).
+
+    With ``prefix = p > 0`` the first ``p`` tokens form a prompt read in both
+    directions: query ``i`` may attend to key ``j`` when ``j <= i`` *or* ``j < p``
+    (a prefix language model). The mistakes named: the plain causal mask, AND
+    instead of OR, a prompt one token too long, the transpose, ``True`` = blocked,
+    a missing diagonal, numbers or an additive mask instead of booleans.
+    """
     if is_missing(answer):
         return unanswered(f"a boolean [{n}, {n}] mask")
-    expected = causal_mask(n)  # [n, n]
+    if isinstance(prefix, bool) or not isinstance(prefix, int) or not 0 <= prefix <= n:
+        raise ValueError(f"prefix must be an integer between 0 and n={n}; got {prefix!r}")
+    expected = _prefix_mask(n, prefix)  # [n, n]
     got = _as_array(answer)
     if got is None:
         return wrong(f"The answer should be a boolean array; got {type(answer).__name__}.")
@@ -44,6 +58,11 @@ def check_causal_mask(answer: Any, n: int) -> Verdict:
             )
         return wrong(f"A keep-mask is boolean; yours has dtype {got.dtype}.")
     if np.array_equal(got, expected):
+        if prefix:
+            return right(
+                f"The {prefix} prompt tokens see the whole prompt; every later token sees the "
+                "prompt and its own past, never its future."
+            )
         return right("Token t may look at tokens 0..t and never at a later one.")
     if np.array_equal(got, ~expected):
         return wrong(
@@ -52,10 +71,37 @@ def check_causal_mask(answer: Any, n: int) -> Verdict:
         )
     if np.array_equal(got, expected.T):
         return wrong(
-            "This lets each token see the future and not the past: the transpose (np.tril, not np.triu)."
+            "Rows are queries and columns are keys: yours is the transpose, so tokens see "
+            "the future and not the past (np.tril, not np.triu)."
         )
-    if np.array_equal(got, np.tril(expected, k=-1)):
+    if np.array_equal(got, expected & ~np.eye(n, dtype=bool)):
         return wrong("The diagonal is missing: a token may attend to itself.")
+    if prefix:
+        causal = causal_mask(n)  # [n, n]
+        prompt = (np.arange(n) < prefix)[None, :]  # [1, n], True = prompt key
+        if np.array_equal(got, causal):
+            return wrong(
+                "That is the plain causal mask: the prompt's tokens may also read the prompt "
+                f"tokens after them (every key j < {prefix})."
+            )
+        if np.array_equal(got, causal & prompt):
+            return wrong(
+                "AND keeps a key only where both rules allow it, so no token may read past the "
+                "prompt. Here either rule is enough: combine them with OR (|)."
+            )
+        if np.array_equal(got, np.ones((n, n), dtype=bool)):
+            return wrong(
+                "Nothing is blocked: the tokens after the prompt must not see their future."
+            )
+        if prefix < n and np.array_equal(got, _prefix_mask(n, prefix + 1)):
+            return wrong(
+                f"The prompt is one token too long: its {prefix} tokens are positions "
+                f"0..{prefix - 1}, so use j < {prefix}, not j <= {prefix}."
+            )
+        return wrong(
+            f"Key j is kept for query i when j <= i or j < {prefix}: causal_mask(n) | "
+            "(np.arange(n) < prefix)."
+        )
     return wrong("Row t should be True in columns 0..t and False after: np.tril of ones.")
 
 
