@@ -35,6 +35,9 @@ MARGIN = 1e-9
 #: With at most this many positions every set of blocked keys is checked; past it, single ones.
 ALL_SUBSETS_UP_TO = 10
 
+#: Below this, a softmax denominator has lost precision to underflow: compute it directly.
+_TINY = 1e-250
+
 
 def blocked_keep(n: int, blocked: Sequence[int]) -> torch.Tensor:
     """The keep-mask ``[n]`` (True = may attend) that blocks the key positions ``blocked``."""
@@ -59,8 +62,17 @@ def cls_logits(model: AttentionModel, tokens: torch.Tensor, keeps: torch.Tensor)
     ``AttentionModel.forward`` for the one query its read-out uses, folded so that
     many masks cost one pass: a key's value goes through ``W_O`` and the read-out
     on its own (both are linear), and the mask only changes the weights that mix
-    them. A query whose keys are all blocked gets weights 0, as in ``lessons.attention``.
+    them. The softmax's exponentials are computed once, shifted by each example's
+    largest score; a mask keeps some of them and renormalises, so all masks together
+    are two matrix products. (Where a mask keeps only keys whose exponentials
+    underflow, the masked softmax is computed directly instead.) A query whose keys
+    are all blocked gets weights 0, as in ``lessons.attention``.
     """
+    return _mixed(_folded(model, tokens), keeps)
+
+
+def _folded(model: AttentionModel, tokens: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """What every mask shares: scores ``[N, n]``, each key's logits ``[N, n, C]``, the bias ``[C]``."""
     n, d = tokens.shape[1], model.attention.d_model
     att, read = model.attention, model.readout
     w_q, w_k, w_v = att.in_proj.weight.chunk(3)  # [d, d] each ([out, in])
@@ -72,14 +84,27 @@ def cls_logits(model: AttentionModel, tokens: torch.Tensor, keeps: torch.Tensor)
         each = F.linear(F.linear(F.linear(x, w_v, b_v), att.out_proj.weight), read.weight)
         bias = att.out_proj.bias if att.out_proj.bias is not None else torch.zeros(d)
         const = read(bias.to(x.dtype))  # [n_classes]
+    return scores, each, const
+
+
+def _mixed(folded: tuple[torch.Tensor, ...], keeps: torch.Tensor) -> torch.Tensor:
+    """The logits ``[M, N, C]`` under each keep-mask of ``keeps [M, n]``, from ``_folded``."""
+    scores, each, const = folded
+    e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)  # [N, n], max 1
+    kept = keeps.to(e.dtype)  # [M, n]: 1 where a key may be attended
+    total = kept @ e.T  # [M, N]: each softmax's denominator
+    if bool(((total < _TINY) & keeps.any(dim=-1)[:, None]).any()):
         z = scores[None].masked_fill(~keeps[:, None, :], -math.inf)  # [M, N, n]
         weights = torch.softmax(z, dim=-1).nan_to_num(0.0)  # [M, N, n]; all blocked: 0
-        return torch.einsum("mbk,bkc->mbc", weights, each) + const  # [M, N, n_classes]
+        return torch.einsum("mbk,bkc->mbc", weights, each) + const  # [M, N, C]
+    mixed = torch.einsum("mk,bkc->mbc", kept, e[..., None] * each)  # [M, N, C]
+    total = torch.where(total > 0, total, 1.0)  # all blocked: weights 0, no division by 0
+    return mixed / total[..., None] + const  # [M, N, C]
 
 
 def _decided(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The predicted classes and the gap between the two best logits, ``[..., N]`` each."""
-    top = logits.topk(2, dim=-1).values  # [..., N, 2]
+    top = logits.sort(dim=-1, descending=True).values  # [..., N, C]
     return logits.argmax(dim=-1), top[..., 0] - top[..., 1]
 
 
@@ -100,11 +125,12 @@ def export_decimals(model: AttentionModel, tokens: torch.Tensor) -> int | None:
         blocks = [(), *((p,) for p in range(n))]
     keeps = torch.stack([blocked_keep(n, b) for b in blocks])  # [M, n]
     chunks = keeps.split(64)
-    wanted = [_decided(cls_logits(model, tokens, chunk)) for chunk in chunks]
+    folded = _folded(model, tokens)
+    wanted = [_decided(_mixed(folded, chunk)) for chunk in chunks]
     for decimals in range(2, 13):
-        twin = rounded_model(model, decimals)
+        folded = _folded(rounded_model(model, decimals), tokens)
         for chunk, (want, want_gap) in zip(chunks, wanted, strict=True):
-            got, gap = _decided(cls_logits(twin, tokens, chunk))  # [m, N] each
+            got, gap = _decided(_mixed(folded, chunk))  # [m, N] each
             if bool(((want_gap > MARGIN) & ((got != want) | (gap <= MARGIN))).any()):
                 break
         else:
