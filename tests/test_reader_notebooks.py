@@ -111,6 +111,8 @@ def test_solutions_sit_behind_details_and_captions_under_figures(path, readers):
             assert before.source.startswith("<details>\n<summary>Show"), before.source[:80]
             assert cell.source.rstrip() in before.source
             assert cell.metadata["jupyter"]["source_hidden"] is True
+            hides_output = "hide-cell" in cell.metadata.get("tags", [])
+            assert cell.metadata["jupyter"].get("outputs_hidden", False) is hides_output
         caption = cell.metadata.get("mystnb", {}).get("figure", {}).get("caption")
         if caption:
             assert cells[i + 1].cell_type == "markdown"

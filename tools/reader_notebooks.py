@@ -492,6 +492,9 @@ def reader_notebook(path: Path, book: Book, root: Path = ROOT) -> nbformat.Noteb
             )
             cell.metadata["jupyter"] = {**cell.metadata.get("jupyter", {}), "source_hidden": True}
             cell.metadata["cellView"] = "form"  # Colab folds the code of a "form" cell
+            if "hide-cell" in cell.metadata.get("tags", []):
+                # The book hides this solution's output too: so does JupyterLab here.
+                cell.metadata["jupyter"]["outputs_hidden"] = True
         elif "remove-input" in cell.metadata.get("tags", []):
             # The book shows only the output (an in-page question, whose code holds the
             # answer): fold the code here too, without a "Show code" box.
