@@ -45,3 +45,18 @@ def test_no_stored_output_is_split_into_pieces(path):
         for a, b in zip(cell.outputs, cell.outputs[1:], strict=False):
             split = a.output_type == b.output_type == "stream" and a.get("name") == b.get("name")
             assert not split, f"{path.name}, cell {cell.id}: one print stored in pieces"
+
+
+def test_refresh_volatile_is_a_flag_not_a_notebook(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(
+        execute_notebooks,
+        "execute",
+        lambda path, refresh_volatile: calls.append((path, refresh_volatile)) or 0.0,
+    )
+    execute_notebooks.main(["--refresh-volatile", "book/01_why_attention.ipynb"])
+    assert calls == [(execute_notebooks.Path("book/01_why_attention.ipynb"), True)]
+    calls.clear()
+    execute_notebooks.main([])
+    assert len(calls) == len(list(BOOK.glob("*.ipynb")))
+    assert not any(refresh for _, refresh in calls)

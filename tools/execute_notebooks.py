@@ -88,11 +88,12 @@ def execute(path: Path, refresh_volatile: bool = False) -> float:
 
 def main(argv: list[str]) -> int:
     os.environ.pop("MPLBACKEND", None)  # a non-inline backend drops every figure
-    paths = [Path(p) for p in argv] or sorted((ROOT / "book").glob("*.ipynb"))
-    for path in paths:
+    refresh = "--refresh-volatile" in argv
+    paths = [Path(p) for p in argv if p != "--refresh-volatile"]
+    for path in paths or sorted((ROOT / "book").glob("*.ipynb")):
+        seconds = execute(path, refresh_volatile=refresh)
         print(
-            f"{path.relative_to(ROOT) if path.is_absolute() else path}: {execute(path):.1f} s",
-            flush=True,
+            f"{path.relative_to(ROOT) if path.is_absolute() else path}: {seconds:.1f} s", flush=True
         )
     return 0
 
