@@ -78,7 +78,7 @@ def test_an_unanswered_design_says_so():
 @pytest.mark.parametrize(
     "answer",
     [[[1, 2], [3]], 1j, object(), True, 3.0, float("inf"), np.ones((6, 1, 1))],
-    ids=repr,
+    ids=["ragged", "complex", "object", "bool", "float", "inf", "3-d"],
 )
 def test_odd_answers_get_a_verdict_not_an_exception(answer):
     for verdict in (check(answer, RIGHT_K), check(RIGHT_Q, answer)):

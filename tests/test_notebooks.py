@@ -142,7 +142,10 @@ def test_every_exercise_has_a_hidden_solution_that_runs(chapter):
         in_words = any("{dropdown} Solution" in _source(c) for c in block)
         assert solutions or in_words, f"{name}: exercise at cell {begin} has no solution"
         for cell in solutions:
-            assert "hide-input" in cell["metadata"].get("tags", []), f"{name}: solution not hidden"
+            tags = cell["metadata"].get("tags", [])
+            assert "hide-input" in tags, f"{name}: solution not hidden"
+            # Its output (the check's verdict, printed results) would give the answer away.
+            assert "hide-cell" in tags, f"{name}: a solution's output shows before it is asked for"
             prompt = cell["metadata"].get("mystnb", {}).get("code_prompt_show")
             assert prompt == "Show solution", f"{name}: solution toggle must say 'Show solution'"
             if "check_" in _source(cell):

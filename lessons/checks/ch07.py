@@ -74,7 +74,7 @@ def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
     X = torch.as_tensor(as_numpy(X, dtype=np.float64))  # [B, n, d_model]
     expected = split_heads(X, num_heads)  # [B, h, n, d_k]
     mistakes = list(split_heads_mistakes(X, num_heads).values())
-    praise = "Head i holds columns i*d_k to (i+1)*d_k - 1 of every token."
+    praise = "Head g holds columns g*d_k to (g+1)*d_k - 1 of every token."
     what = "a [B, h, n, d_k] tensor"
     verdict = judge(
         answer, expected.numpy(), what=what, praise=praise, kind="a tensor", mistakes=mistakes
