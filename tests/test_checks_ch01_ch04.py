@@ -89,6 +89,11 @@ def test_a_mistake_that_is_right_for_these_inputs_is_not_listed():
         assert mistakes[name][0] is None
 
 
+def test_check_attention_says_the_output_has_one_row_per_query():
+    verdict = lessons.check_attention(np.zeros((3, 3)), Q_EX, K_EX, V_EX)
+    assert not verdict and "one row per query" in repr(verdict)
+
+
 def test_check_attention_refuses_batched_inputs_naming_q():
     with pytest.raises(ValueError, match="Q must have shape"):
         lessons.check_attention(None, Q_EX[None], K_EX[None], V_EX[None])

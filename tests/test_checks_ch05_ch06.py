@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import lessons
-from lessons.mask_figures import mask_grids
 
 # Exercise 5.1's inputs: two queries, three keys (n_q != n_k).
 Q_EX = np.array([[1.0, 1.0], [0.0, 2.0]])  # [n_q, d_k] = [2, 3]
@@ -82,34 +80,3 @@ def test_check_causal_mask_without_a_prompt_is_the_plain_causal_check():
 def test_check_causal_mask_rejects_a_prompt_longer_than_the_sequence(prefix):
     with pytest.raises(ValueError, match="prefix"):
         lessons.check_causal_mask(CAUSAL, N, prefix=prefix)
-
-
-def test_mask_grids_draws_one_panel_per_mask_with_a_number_per_cell():
-    fig = mask_grids(
-        {"encoder": np.ones((4, 4), dtype=bool), "decoder": np.tril(np.ones((4, 4), dtype=bool))},
-        list("abcd"),
-        title="Who may attend to whom",
-    )
-    try:
-        axes = [ax for ax in fig.axes if ax.get_title()]
-        assert [ax.get_title() for ax in axes] == ["encoder", "decoder"]
-        decoder_cells = [t.get_text() for t in axes[1].texts]
-        assert decoder_cells.count("1") == 10 and decoder_cells.count("0") == 6
-        assert fig._suptitle.get_text() == "Who may attend to whom"
-        assert axes[0].get_xlabel() == "key" and axes[0].get_ylabel() == "query"
-    finally:
-        plt.close(fig)
-
-
-@pytest.mark.parametrize(
-    ("panels", "labels", "message"),
-    [
-        ({}, ["a"], "at least one"),
-        ({"m": np.ones((2, 2))}, ["a", "b"], "boolean"),
-        ({"m": np.ones((2, 3), dtype=bool)}, ["a", "b"], r"shape \[n, n\]"),
-        ({"m": np.ones((2, 2), dtype=bool)}, ["a", "b", "c"], r"\[3, 3\]"),
-    ],
-)
-def test_mask_grids_rejects_what_is_not_a_square_boolean_mask(panels, labels, message):
-    with pytest.raises(ValueError, match=message):
-        mask_grids(panels, labels, title="t")

@@ -11,12 +11,15 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from matplotlib.patches import FancyBboxPatch, Rectangle
+from matplotlib.colors import to_rgb
+from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
 from lessons import split_heads
 from lessons.diagrams import (
     broadcast_diagram,
     clear_frame,
+    heads_and_layers,
+    mask_grids,
     norm_placement,
     number_grid,
     split_heads_diagram,
@@ -156,3 +159,89 @@ def test_norm_placement_puts_the_norms_on_the_main_path_or_on_the_branches():
     for ax in (post, pre):
         assert _texts(ax).count("+") == 2 and {"attention", "feed-forward"} <= set(_texts(ax))
     plt.close(fig)
+
+
+# Chapter 6: keep-masks side by side.
+
+
+def test_mask_grids_draws_one_panel_per_mask_with_a_number_per_cell():
+    fig = mask_grids(
+        {"encoder": np.ones((4, 4), dtype=bool), "decoder": np.tril(np.ones((4, 4), dtype=bool))},
+        list("abcd"),
+        title="Who may attend to whom",
+    )
+    try:
+        axes = [ax for ax in fig.axes if ax.get_title()]
+        assert [ax.get_title() for ax in axes] == ["encoder", "decoder"]
+        decoder_cells = [t.get_text() for t in axes[1].texts]
+        assert decoder_cells.count("1") == 10 and decoder_cells.count("0") == 6
+        assert fig._suptitle.get_text() == "Who may attend to whom"
+        assert axes[0].get_xlabel() == "key" and axes[0].get_ylabel() == "query"
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("panels", "labels", "message"),
+    [
+        ({}, ["a"], "at least one"),
+        ({"m": np.ones((2, 2))}, ["a", "b"], "boolean"),
+        ({"m": np.ones((2, 3), dtype=bool)}, ["a", "b"], r"shape \[n, n\]"),
+        ({"m": np.ones((2, 2), dtype=bool)}, ["a", "b", "c"], r"\[3, 3\]"),
+    ],
+)
+def test_mask_grids_rejects_what_is_not_a_square_boolean_mask(panels, labels, message):
+    with pytest.raises(ValueError, match=message):
+        mask_grids(panels, labels, title="t")
+
+
+# Chapter 7: heads as width, layers as depth.
+
+
+def _texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts if t.get_text()]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 8))
+def test_every_layer_holds_every_head_once_and_adds_back_into_the_stream(layers, heads):
+    fig = heads_and_layers(layers, heads, title="t")
+    (ax,) = fig.axes
+    texts = _texts(ax)
+    for g in range(heads):
+        assert texts.count(f"head {g}") == layers
+    assert [t for t in texts if t.startswith("layer ")] == [
+        f"layer {k}" for k in range(1, layers + 1)
+    ]
+    assert texts.count("+") == layers  # one residual addition per layer
+    assert sum(isinstance(p, Circle) for p in ax.patches) == layers
+    assert f"width: h = {heads} heads, side by side" in texts
+    assert any(t.startswith(f"depth: L = {layers} layers") for t in texts)
+    plt.close(fig)
+
+
+def test_head_g_has_the_colour_of_head_g_in_split_heads_diagram():
+    fig = heads_and_layers(2, 3, title="Heads and layers")
+    (ax,) = fig.axes
+    assert ax.get_title() == "Heads and layers"
+    boxes = [p for p in ax.patches if isinstance(p, FancyBboxPatch) and p.get_alpha() == 0.55]
+    assert len(boxes) == 2 * 3
+    colours = [tuple(round(c, 3) for c in b.get_facecolor()[:3]) for b in boxes]
+    wanted = [tuple(round(c, 3) for c in to_rgb(OKABE_ITO[g])) for g in range(3)] * 2
+    assert colours == wanted
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("layers", "heads", "named"),
+    [
+        (0, 4, "num_layers"),
+        (3, 0, "num_heads"),
+        (7, 4, "num_layers"),
+        (3, 9, "num_heads"),
+        (2.0, 4, "num_layers"),
+    ],
+)
+def test_sizes_that_do_not_fit_are_a_value_error_naming_the_argument(layers, heads, named):
+    with pytest.raises(ValueError, match=named):
+        heads_and_layers(layers, heads, title="t")

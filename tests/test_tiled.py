@@ -88,3 +88,30 @@ def test_float32_inputs_stay_float32_and_stay_close():
     assert got.dtype == np.float32
     expected, _ = attention(Q, K, V)  # float64
     np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+# Chapter 10 asserts, on its own measurement, that the tiled peak grows with a log-log slope
+# of at most about 1 while the plain formula's grows with slope 2: the property behind it.
+
+
+def _inputs(n: int, d: int, dtype) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(n)
+    return tuple(rng.standard_normal((n, d)).astype(dtype) for _ in range(3))  # [n, d] each
+
+
+def test_tiled_peak_memory_at_most_doubles_when_n_doubles():
+    peaks = []
+    for n in (256, 512, 1024):
+        Q, K, V = _inputs(n, 16, np.float32)
+        peaks.append(_peak_bytes(lambda: tiled_attention(Q, K, V, block_size=128)))  # noqa: B023
+    growth = [later / earlier for earlier, later in zip(peaks, peaks[1:], strict=False)]
+    assert all(g <= 2.0 for g in growth), f"tiled peaks {peaks} grow faster than n"
+
+
+def test_plain_attention_peak_memory_quadruples_when_n_doubles():
+    # The contrast the chapter draws: the full [n, n] weights make the peak grow like n².
+    peaks = []
+    for n in (512, 1024):
+        Q, K, V = _inputs(n, 16, np.float64)
+        peaks.append(_peak_bytes(lambda: attention(Q, K, V)))  # noqa: B023
+    assert 3.5 <= peaks[1] / peaks[0] <= 4.5

@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_numpy
-from .plots import heatmap
+from .._validate import as_numpy
+from ..plots import heatmap
 
 __all__ = ["mask_grids"]
 

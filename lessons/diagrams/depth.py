@@ -12,19 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import Circle, FancyBboxPatch
+from matplotlib.patches import FancyBboxPatch
 
-from ._validate import positive_int
-from .plots import OKABE_ITO
+from .._validate import positive_int
+from ..plots import OKABE_ITO
+from .parts import arrow, plus_sign
 
 __all__ = ["heads_and_layers"]
 
 _STEP = 1.3  # horizontal distance between two heads' centres
 _FLOOR = 2.6  # height of one layer, from its input to its output
-
-
-def _arrow(ax: Any, start: tuple[float, float], end: tuple[float, float], lw: float = 1.0) -> None:
-    ax.annotate("", end, start, arrowprops={"arrowstyle": "->", "lw": lw})
 
 
 def _layer(ax: Any, base: float, number: int, num_heads: int) -> None:
@@ -40,7 +37,7 @@ def _layer(ax: Any, base: float, number: int, num_heads: int) -> None:
     ax.plot([0, centres[-1]], [base + 0.3, base + 0.3], color="black", lw=1)  # same input
     ax.plot([centres[0], centres[-1]], [base + 2.1, base + 2.1], color="black", lw=1)
     for g, x in enumerate(centres):
-        _arrow(ax, (x, base + 0.3), (x, base + 0.75))
+        arrow(ax, (x, base + 0.3), (x, base + 0.75))
         box = FancyBboxPatch(
             (x - 0.45, base + 0.8), 0.9, 0.8, boxstyle="round,pad=0.02", facecolor=OKABE_ITO[g]
         )
@@ -53,9 +50,8 @@ def _layer(ax: Any, base: float, number: int, num_heads: int) -> None:
         (centres[0] + centres[-1]) / 2, base + 2.15, "concatenate, then $W_O$",
         ha="center", va="bottom", fontsize=8,
     )  # fmt: skip
-    _arrow(ax, (centres[0], base + 2.1), (0.2, base + 2.1))
-    ax.add_patch(Circle((0, base + 2.1), 0.2, facecolor="white", edgecolor="black", zorder=3))
-    ax.text(0, base + 2.1, "+", ha="center", va="center", fontsize=11, zorder=4)
+    arrow(ax, (centres[0], base + 2.1), (0.2, base + 2.1))
+    plus_sign(ax, 0, base + 2.1, 0.2, zorder=3)
 
 
 def heads_and_layers(num_layers: int = 3, num_heads: int = 4, *, title: str) -> Any:
@@ -88,7 +84,7 @@ def heads_and_layers(num_layers: int = 3, num_heads: int = 4, *, title: str) -> 
     for layer in range(num_layers):
         base = _FLOOR * layer
         ax.plot([0, 0], [base, base + 1.9], color=OKABE_ITO[7], lw=3)  # the residual stream
-        _arrow(ax, (0, base + 2.3), (0, base + _FLOOR), lw=3)
+        arrow(ax, (0, base + 2.3), (0, base + _FLOOR), lw=3)
         _layer(ax, base, layer + 1, num_heads)
     ax.text(-0.3, 0.95, "the token's residual stream", ha="right", va="bottom", fontsize=9,
             rotation=90)  # fmt: skip
