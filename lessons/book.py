@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from .plots import apply_style
+from .widgets import stable_floats
 
 __all__ = ["setup", "glue"]
 
@@ -78,8 +79,9 @@ def glue(
     number) in a Markdown cell; the built page shows the value the code computed,
     so the prose can never drift from the code.
 
-    Floats (Python or NumPy) are rounded to ``digits`` decimals so the stored
-    record is the same on every machine; NumPy integers become ``int``; strings
+    Floats (Python or NumPy) are rounded to ``digits`` decimals, and to at most
+    ``lessons.widgets.SIGNIFICANT_DIGITS`` significant digits, so the stored record is
+    the same on every machine; NumPy integers become ``int``; strings
     show without quotes, as plain text: ``<eos>`` or ``*2*`` appear as written.
     With ``markdown=True`` a string is Markdown instead (``**bold**`` is bold).
     Figures and other objects are glued as they are.
@@ -99,7 +101,7 @@ def glue(
     elif isinstance(value, Integral):
         value = int(value)
     elif isinstance(value, Real):
-        value = round(float(value), digits)
+        value = stable_floats(round(float(value), digits))
     elif isinstance(value, str):
         value = GluedText(value)
         value.markdown = bool(markdown)

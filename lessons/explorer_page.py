@@ -10,13 +10,13 @@ The page contract that the tests and the script share is written once, in
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .masks import causal_mask, combine_masks, padding_mask
+from .widgets import embed_json
 
 if TYPE_CHECKING:
     from .explorer import Explorer
@@ -83,10 +83,7 @@ def asset(name: str) -> str:
 
 def page_html(ex: Explorer) -> str:
     """The whole widget: styles, static table, data as JSON, and the script."""
-    payload = json.dumps(ex.data(), ensure_ascii=True, separators=(",", ":"))
-    # Inside <script>, "</" would end the element; \u-escapes read back the same.
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
-        payload = payload.replace(char, escaped)
+    payload = embed_json(ex.data())  # floats rounded, "</" escaped
     label = html.escape(f"{ex.settings.title}: attention explorer", quote=True)
     return (
         f'<div class="attn-explorer" data-explorer="attention" role="region" '

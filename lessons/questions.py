@@ -54,11 +54,17 @@ from .question_inputs import (
     valid_name,
 )
 from .question_page import question_html
+from .widgets import stable_floats
 
 __all__ = ["KINDS", "TOLERANCE", "Question", "mistakes_at", "question"]
 
 #: Answers within this distance of the right number count as right, unless told otherwise.
 TOLERANCE = 0.005
+
+
+def _stable(value: np.ndarray) -> np.ndarray:
+    """``value`` as the page stores it (``lessons.widgets.stable_floats``), so Python grades alike."""
+    return np.asarray(stable_floats(value), dtype=float)
 
 
 def _show(x: float, tolerance: float) -> str:
@@ -242,7 +248,7 @@ def question(
     elif kind == "shape":
         value = shape_entries("answer", answer)
     else:
-        value = as_array("answer", answer, (0,) if kind == "number" else (1, 2))
+        value = _stable(as_array("answer", answer, (0,) if kind == "number" else (1, 2)))
         value = float(value) if kind == "number" else value
     shape = np.shape(value) if kind == "array" else ()
     rows = labels("rows", rows, shape[0] if len(shape) == 2 else 1)
@@ -278,7 +284,7 @@ def question(
         elif kind == "shape":
             mistake = shape_entries(what, mistake)
         else:
-            mistake = as_array(what, mistake, (0, 1, 2))
+            mistake = _stable(as_array(what, mistake, (0, 1, 2)))
             if mistake.shape != np.shape(value):
                 continue  # another shape: no grid of the answer's shape can hold it
             mistake = float(mistake) if kind == "number" else mistake

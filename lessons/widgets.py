@@ -9,16 +9,28 @@ colour scale, the keyboard), so each widget's own script is one idea.
 
 The HTML holds no ids and no random numbers: it is byte-identical on every run, which
 nbval needs, and each script finds its own root through ``document.currentScript``.
+Every float a widget embeds goes through ``stable_floats`` (in ``embed_json``): rounded to
+``SIGNIFICANT_DIGITS``, so the last bits of a sum, which differ from one processor to
+another, never reach a stored output.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ASSETS", "asset", "embed_json", "widget_html"]
+import numpy as np
+
+__all__ = ["ASSETS", "SIGNIFICANT_DIGITS", "asset", "embed_json", "stable_floats", "widget_html"]
+
+#: Floats embedded in a page keep this many significant digits. Another processor's
+#: BLAS changes about the 16th (``5.656854249492381`` here, ``5.65685424949238`` there);
+#: 10 is far below that noise and far finer than any question's tolerance.
+SIGNIFICANT_DIGITS = 10
 
 #: The folder of the widgets' scripts and styles, shipped as package data.
 ASSETS = Path(__file__).resolve().parent / "question_assets"
@@ -29,13 +41,37 @@ def asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
+def stable_floats(data: Any) -> Any:
+    """``data`` with every float rounded to ``SIGNIFICANT_DIGITS`` significant digits.
+
+    Walks dicts, lists and tuples (tuples become lists, as in JSON); NumPy floats and
+    arrays become Python floats and nested lists. Integers, booleans and text are kept.
+    ``5.656854249492381`` and ``5.65685424949238`` both become ``5.656854249``.
+    """
+    if isinstance(data, np.ndarray):
+        data = data.tolist()
+    if isinstance(data, float | np.floating):
+        rounded = float(f"{float(data):.{SIGNIFICANT_DIGITS}g}")
+        return rounded if math.isfinite(rounded) else float(data)  # 1.79769313486e308 is inf
+    if isinstance(data, np.integer | np.bool_):
+        return data.item()
+    if isinstance(data, Mapping):
+        return {key: stable_floats(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [stable_floats(value) for value in data]
+    return data
+
+
 def embed_json(data: Any) -> str:
     """``data`` as compact JSON that is safe inside a ``<script>`` element.
 
-    ``<``, ``>`` and ``&`` become ``\\u`` escapes, which JSON reads back unchanged,
-    so no text in the data can close the element early.
+    Floats are rounded first (``stable_floats``), so the text is the same on every
+    machine. ``<``, ``>`` and ``&`` become ``\\u`` escapes, which JSON reads back
+    unchanged, so no text in the data can close the element early.
     """
-    payload = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    payload = json.dumps(
+        stable_floats(data), ensure_ascii=True, separators=(",", ":"), allow_nan=False
+    )
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         payload = payload.replace(char, escaped)
     return payload
