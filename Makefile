@@ -10,18 +10,19 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 MATHJAX := .mathjax/_static/mathjax
 PYTEST_ARGS ?=
-# On Linux, PyPI's torch wheel is the CUDA build with several GB of unpinned nvidia-* packages.
-# The install takes the pinned torch alone from PyTorch's CPU index first (`+cpu`, exact), then
-# the rest from PyPI. For a CUDA build: TORCH_INDEX=https://download.pytorch.org/whl/cu126 (that
-# index's build), or TORCH_INDEX= (PyPI's own wheel, with its nvidia-* packages).
-TORCH_INDEX ?= $(if $(filter Linux,$(shell uname -s)),https://download.pytorch.org/whl/cpu)
+# On x86-64 Linux, PyPI's torch wheel is the CUDA build with several GB of unpinned nvidia-*
+# packages. The install takes the pinned torch alone from PyTorch's CPU index first (`+cpu`,
+# exact), then the rest from PyPI. For a CUDA build: TORCH_INDEX=https://download.pytorch.org/whl/cu126
+# (that index's build), or TORCH_INDEX= (PyPI's own wheel, with its nvidia-* packages). On ARM
+# Linux (aarch64), macOS and Windows, PyPI's wheel is already the CPU build (no `+cpu` wheel exists).
+TORCH_INDEX ?= $(if $(and $(filter Linux,$(shell uname -s)),$(filter x86_64,$(shell uname -m))),https://download.pytorch.org/whl/cpu)
 TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 # `make lab` serves the repository and opens the file browser in LAB_DIR: the reader notebooks
 # (`make notebooks`: the prose reads there as in the book). Authors editing the sources: LAB_DIR=book.
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help book test colab-check execute lint serve lab notebooks clean pdf compat repository
+.PHONY: help book test nbval colab-check execute lint serve lab notebooks clean pdf compat repository
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -53,6 +54,11 @@ test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, a
 	$(BIN)/ruff format --check lessons tests tools _ext book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
+
+# The notebooks alone, as a second machine checks them (CI's ARM job): no book, no browser.
+nbval: $(STAMP)  ## run every notebook and compare it with its stored outputs (a part of `make test`)
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg book tests/test_stored_precision.py
 
 colab-check: $(STAMP)  ## slow: run every notebook in a fresh venv holding only Colab's packages
 	COLAB_LIKE=1 $(BIN)/python -m pytest tests/test_colab_like.py -n 2 --dist load

@@ -84,3 +84,13 @@ def test_every_action_is_pinned_to_a_full_commit_sha():
         for line in path.read_text(encoding="utf-8").splitlines():
             if "uses:" in line:
                 assert re.search(r"@[0-9a-f]{40} # v\d", line), f"{path.name}: {line.strip()}"
+
+
+def test_notebooks_run_on_a_second_processor_and_lessons_on_every_python():
+    # Stored outputs must match on another CPU's kernels (tests/test_stored_precision.py).
+    spec = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8"))
+    arm = spec["jobs"]["notebooks-on-arm"]
+    assert arm["runs-on"] == "ubuntu-24.04-arm"
+    assert any("make nbval" in s.get("run", "") for s in arm["steps"])
+    matrix = spec["jobs"]["lessons-on-each-os"]["strategy"]["matrix"]
+    assert {"3.11", "3.12", "3.13"} <= set(matrix["python"])
