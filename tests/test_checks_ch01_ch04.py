@@ -210,6 +210,9 @@ def test_check_split_query_passes_exactly_the_queries_whose_weights_pass(angle, 
         ({"pair": (1, 2), "names": ["a"]}, "names"),
         ({"pair": (1, 2), "share": 0.6}, "share"),
         ({"pair": (1, 2), "share": 0.0}, "share"),
+        ({"pair": (1, 2), "share": 0.45, "rest": 0.2}, "rest"),
+        ({"pair": (1, 2), "rest": 0.0}, "rest"),
+        ({"pair": (1, 2), "rest": "0.001"}, "rest"),
     ],
 )
 def test_check_split_query_refuses_bad_settings_naming_them(kwargs, match):
@@ -220,6 +223,52 @@ def test_check_split_query_refuses_bad_settings_naming_them(kwargs, match):
 def test_check_split_query_says_when_there_is_no_answer_yet():
     verdict = lessons.check_split_query(..., COMPASS, (1, 2))
     assert not verdict and not verdict.answered
+
+
+TEXT_QUERY = np.array([1.4, 1.4])  # [d_k], the text's north-east query
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (COMPASS[1] + COMPASS[2], "Correct"),
+        ([2.5, -2.5], "Correct"),
+        (TEXT_QUERY * [1.0, -1.0], "too short"),  # one sign flipped: 0.0037 left over
+        ([1.0, -1.0], "too short"),
+        (TEXT_QUERY, "matches north best"),
+        ([3.0, -2.5], "the split is uneven"),
+        ([5.0, -4.9], "the split is uneven"),  # sharp enough, but not even
+    ],
+)
+def test_exercise_1_2_needs_a_query_long_enough_to_leave_almost_nothing(answer, expected):
+    verdict = lessons.check_split_query(
+        answer, COMPASS, (1, 2), names=NAMES, share=0.49, rest=0.001
+    )
+    assert expected in repr(verdict)
+    assert bool(verdict) == (expected == "Correct")
+
+
+def test_the_text_query_with_one_sign_flipped_is_named_too_short_and_says_how_much_is_left():
+    verdict = lessons.check_split_query(
+        TEXT_QUERY * [1.0, -1.0], COMPASS, (1, 2), names=NAMES, share=0.49, rest=0.001
+    )
+    left = 1 - lessons.softmax(COMPASS @ (TEXT_QUERY * [1.0, -1.0]))[1:3].sum()
+    assert (
+        not verdict and f"{left:.4f}" in repr(verdict) and "Make the query longer" in repr(verdict)
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    angle=st.floats(0.0, 2 * np.pi, exclude_max=True),
+    length=st.floats(0.0, 20.0),
+)
+def test_check_split_query_with_rest_passes_exactly_the_queries_whose_weights_pass(angle, length):
+    query = length * np.array([np.cos(angle), np.sin(angle)])  # [d_k]
+    weights = lessons.softmax(COMPASS @ query)  # [n_k]
+    verdict = lessons.check_split_query(query, COMPASS, (1, 2), share=0.49, rest=0.001)
+    passes = weights[1] >= 0.49 and weights[2] >= 0.49 and 1 - weights[1] - weights[2] <= 0.001
+    assert bool(verdict) == bool(passes)
 
 
 @pytest.mark.parametrize("n", [4, 5, 50])  # counts all different (n = 3: 3 pairs = n)

@@ -1,13 +1,20 @@
-"""Chapter 3's design exercise: a one-way look is right, and each likely mistake is named."""
+"""Chapters 2 and 3's exercises: the right answer passes, and each likely mistake is named.
+
+Exercise 2.1 (an entry that makes two vectors perpendicular), 2.2 (a key that gets a
+chosen column of scores), 3.1 (a one-way look) and 3.2 (a score read out of a fused
+weight in nn.Linear's layout).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons
+from lessons.checks import ch02, ch03
 from lessons.checks.ch03 import EVEN_TOLERANCE
 from lessons.toy import FEATURES, word_vectors
 
@@ -137,3 +144,213 @@ def test_one_shared_matrix_never_passes(W):
 def test_the_goal_holds_whatever_the_key_scale_once_the_look_is_strong():
     for scale in (2.0, 5.0, 10.0):
         assert check(RIGHT_Q, RIGHT_K * scale)
+
+
+# ------------------------------------------------------------ Exercise 2.1: perpendicular
+
+A_EX, B_EX, K_EX = [1, -2, 4], [3, 0, -1], 1  # b[1] is the unknown
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (-0.5, "Correct"),
+        (np.float32(-0.5), "Correct"),
+        (torch.tensor(-0.5), "Correct"),
+        (0.5, "sign slipped"),
+        (1.0, "divide by a_k"),
+        (-1.0, "unknown set to 0"),
+        (0.0, "a · b = -1, not 0"),
+        (7, "a · b = -15, not 0"),
+        ([1, 2], "single number"),
+        ("x", "single number"),
+        (float("nan"), "finite"),
+    ],
+)
+def test_check_perpendicular_entry_names_the_mistake(answer, expected):
+    verdict = lessons.check_perpendicular_entry(answer, A_EX, B_EX, K_EX)
+    assert expected in repr(verdict)
+    assert bool(verdict) == (expected == "Correct")
+
+
+def test_every_perpendicular_mistake_is_wrong_and_named_with_its_own_message():
+    mistakes = ch02.perpendicular_entry_mistakes(A_EX, B_EX, K_EX)
+    for value, why in mistakes.values():
+        assert (
+            repr(lessons.check_perpendicular_entry(value, A_EX, B_EX, K_EX)) == f"✘ Not yet. {why}"
+        )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(-5, 5), min_size=3, max_size=3),
+    st.lists(st.integers(-5, 5), min_size=3, max_size=3),
+    st.integers(0, 2),
+)
+def test_the_right_entry_makes_the_dot_product_zero_for_any_vectors(a, b, k):
+    if a[k] == 0:
+        with pytest.raises(ValueError, match=f"a\\[{k}\\] is 0"):
+            lessons.check_perpendicular_entry(0.0, a, b, k)
+        return
+    x = -(np.dot(a, b) - a[k] * b[k]) / a[k]
+    filled = np.array(b, dtype=float)
+    filled[k] = x
+    assert abs(np.dot(a, filled)) < 1e-9
+    assert lessons.check_perpendicular_entry(x, a, b, k)
+    assert not lessons.check_perpendicular_entry(x + 0.25, a, b, k)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (([1, 2], [1, 2, 3], 0), "a and b"),
+        (([1, 2], [3, 4], 2), "k must"),
+        (([0, 2], [3, 4], 0), "a\\[0\\]"),
+    ],
+)
+def test_check_perpendicular_entry_refuses_bad_exercise_inputs(args, named):
+    with pytest.raises(ValueError, match=named):
+        lessons.check_perpendicular_entry(1.0, *args)
+
+
+def test_check_perpendicular_entry_says_when_there_is_no_answer_yet():
+    verdict = lessons.check_perpendicular_entry(..., A_EX, B_EX, K_EX)
+    assert not verdict and not verdict.answered
+
+
+# ------------------------------------------------------------ Exercise 2.2: a key to order
+
+Q_EX = np.array([[1.0, 2.0], [0.0, -1.0]])  # [n_q, d_k]
+COLUMN = np.array([4.0, -1.0])  # [n_q], the scores wanted
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ([2.0, 1.0], "Correct"),
+        (torch.tensor([2.0, 1.0]), "Correct"),
+        (COLUMN, "the column of scores you want"),
+        ([4.0, 9.0], "with the columns of Q"),
+        ([1.0, 2.0], "should score the key highest"),
+        ([6.0, -1.0], "gets the scores [4.0, 1.0]"),
+        ([[2.0, 1.0]], "shape [2]; yours has shape [1, 2]"),
+        ("k", "should be a vector"),
+    ],
+)
+def test_check_key_for_scores_names_the_mistake(answer, expected):
+    verdict = lessons.check_key_for_scores(answer, Q_EX, COLUMN)
+    assert expected in repr(verdict)
+    assert bool(verdict) == (expected == "Correct")
+
+
+def test_every_key_mistake_is_wrong_and_named_with_its_own_message():
+    for value, why in ch02.key_for_scores_mistakes(Q_EX, COLUMN).values():
+        assert repr(lessons.check_key_for_scores(value, Q_EX, COLUMN)) == f"✘ Not yet. {why}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.integers(0, 2**16))
+def test_the_key_that_solves_q_k_equals_the_scores_passes_for_any_invertible_q(d, seed):
+    rng = np.random.default_rng(seed)
+    Q = rng.normal(size=(d, d)) + 3 * np.eye(d)  # [d, d], invertible
+    scores = rng.normal(size=d)  # [d]
+    key = np.linalg.solve(Q, scores)  # [d]
+    assert lessons.check_key_for_scores(key, Q, scores)
+    assert not lessons.check_key_for_scores(key + 0.5, Q, scores)
+
+
+@pytest.mark.parametrize(
+    ("Q", "scores", "named"),
+    [
+        (np.ones((2, 3)), [1.0, 2.0], "square"),
+        (Q_EX, [1.0, 2.0, 3.0], "scores"),
+        (np.ones((2, 2)), [1.0, 2.0], "not invertible"),
+    ],
+)
+def test_check_key_for_scores_refuses_bad_exercise_inputs(Q, scores, named):
+    with pytest.raises(ValueError, match=named):
+        lessons.check_key_for_scores([1.0, 1.0], Q, scores)
+
+
+# ------------------------------------------------------- Exercise 3.2: a score from a checkpoint
+
+X_FUSED = word_vectors(SENTENCE)  # [n, d_model] = [5, 6]
+I_NOT, J_GOOD = SENTENCE.split().index("not"), SENTENCE.split().index("good")
+WEIGHT = np.round(np.random.default_rng(3).normal(size=(6, 6)), 1)  # [3 d_k, d_model], [out, in]
+
+
+def fused_parts(weight):
+    return np.split(X_FUSED @ weight.T, 3, axis=1)  # Q, K, V: [n, d_k] each
+
+
+@pytest.mark.parametrize(
+    ("mistake", "expected"),
+    [
+        ("right", "Correct"),
+        ("not-transposed", "X @ weight.T"),
+        ("wrong-direction", "the other way round"),
+        ("swapped-thirds", "the other way round"),  # K[i] · Q[j] is the same number
+        ("value-for-key", "the keys are the middle third"),
+        ("own-key", "score for itself"),
+    ],
+)
+def test_check_fused_score_names_the_mistake(mistake, expected):
+    Q, K, V = fused_parts(WEIGHT)
+    Q_s, K_s, _ = np.split(X_FUSED @ WEIGHT, 3, axis=1)  # [n, d_k] each, the slip
+    answers = {
+        "right": Q[I_NOT] @ K[J_GOOD],
+        "not-transposed": Q_s[I_NOT] @ K_s[J_GOOD],
+        "wrong-direction": Q[J_GOOD] @ K[I_NOT],
+        "swapped-thirds": K[I_NOT] @ Q[J_GOOD],
+        "value-for-key": Q[I_NOT] @ V[J_GOOD],
+        "own-key": Q[I_NOT] @ K[I_NOT],
+    }
+    verdict = lessons.check_fused_score(answers[mistake], WEIGHT, X_FUSED, I_NOT, J_GOOD)
+    assert expected in repr(verdict)
+    assert bool(verdict) == (mistake == "right")
+
+
+def test_every_fused_score_mistake_is_wrong_and_named_with_its_own_message():
+    for value, why in ch03.fused_score_mistakes(WEIGHT, X_FUSED, I_NOT, J_GOOD).values():
+        verdict = lessons.check_fused_score(value, WEIGHT, X_FUSED, I_NOT, J_GOOD)
+        assert repr(verdict) == f"✘ Not yet. {why}"
+
+
+def test_a_fused_score_that_is_no_known_slip_gets_the_recipe():
+    verdict = lessons.check_fused_score(123.0, WEIGHT, X_FUSED, I_NOT, J_GOOD)
+    assert not verdict and "in the order Q, K, V" in repr(verdict)
+
+
+def test_the_score_agrees_with_an_nn_linear_layer_holding_the_weight():
+    layer = torch.nn.Linear(6, 6, bias=False, dtype=torch.float64)
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(WEIGHT))
+    Q, K, _ = lessons.split_qkv(layer(torch.from_numpy(X_FUSED)))  # 3 x [n, d_k]
+    score = float((Q[I_NOT] @ K[J_GOOD]).detach())
+    assert lessons.check_fused_score(score, WEIGHT, X_FUSED, I_NOT, J_GOOD)
+
+
+def test_a_rectangular_fused_weight_has_no_silent_transpose_slip():
+    weight = np.random.default_rng(0).normal(size=(9, 6))  # [3 d_k, d_model], d_k = 3
+    assert ch03.fused_score_mistakes(weight, X_FUSED, 0, 1)["not-transposed"][0] is None
+    Q, K, _ = np.split(X_FUSED @ weight.T, 3, axis=1)
+    assert lessons.check_fused_score(Q[0] @ K[1], weight, X_FUSED, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("weight", "i", "j", "named"),
+    [
+        (np.ones((5, 6)), 0, 1, "weight"),
+        (np.ones((6, 4)), 0, 1, "weight"),
+        (WEIGHT, 5, 1, "i must"),
+        (WEIGHT, 0, True, "j must"),
+    ],
+)
+def test_check_fused_score_refuses_bad_exercise_inputs(weight, i, j, named):
+    with pytest.raises(ValueError, match=named):
+        lessons.check_fused_score(1.0, weight, X_FUSED, i, j)
+
+
+def test_check_fused_score_says_when_there_is_no_answer_yet():
+    verdict = lessons.check_fused_score(None, WEIGHT, X_FUSED, I_NOT, J_GOOD)
+    assert not verdict and not verdict.answered

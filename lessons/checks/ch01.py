@@ -127,14 +127,17 @@ def check_split_query(
     *,
     names: list[str] | None = None,
     share: float = 0.45,
+    rest: float | None = None,
 ) -> Verdict:
     """Check a query whose soft look-up gives each key of ``pair`` at least ``share`` (chapter 1).
 
     ``keys [n_k, d_k]``; the answer is a query ``[d_k]``, scored against the keys
-    and softmaxed as in ``check_soft_lookup``. ``names`` (one per key) make the
-    messages read "east" rather than "key 1". A query pointing at another key,
-    one that favours one key of the pair, and one whose split is even but too soft
-    (too short) are each named.
+    and softmaxed as in ``check_soft_lookup``. ``rest``, when given, is the most
+    the other keys may keep together (by default ``1 - 2 * share``, which the
+    shares imply). ``names`` (one per key) make the messages read "east" rather
+    than "key 1". A query pointing at another key, one that favours one key of the
+    pair, and one that points the right way but is too short (its split is even
+    but too soft: the other keys keep more than ``rest``) are each named.
     """
     keys = float_input("keys", keys)  # [n_k, d_k]
     check_ndim("keys", keys, (2,), "[n_k, d_k]")
@@ -152,6 +155,9 @@ def check_split_query(
     share = finite_number("share", share, positive=True)
     if share > 0.5:
         raise ValueError(f"share must be at most 0.5 (two keys share 1); got {share}")
+    most = 1 - 2 * share if rest is None else finite_number("rest", rest, positive=True)
+    if most > 1 - 2 * share + 1e-12:
+        raise ValueError(f"rest must be at most 1 - 2 * share = {1 - 2 * share:g}; got {rest}")
     first, second = (int(j) for j in pair)
     one, two = labels[first], labels[second]
     One = one[:1].upper() + one[1:]  # at the start of a sentence
@@ -173,7 +179,8 @@ def check_split_query(
         return wrong("The query must hold finite numbers.")
     weights = softmax(keys @ got)  # [n_k]
     w_one, w_two = weights[first], weights[second]
-    if w_one >= share and w_two >= share:
+    left = 1 - w_one - w_two  # what the other keys keep
+    if w_one >= share and w_two >= share and left <= most:
         return right(
             f"{One} gets {w_one:.3f} and {two} {w_two:.3f}: the query points between the "
             "two keys, and its length makes the look-up sharp."
@@ -189,16 +196,17 @@ def check_split_query(
             f"Your query matches {labels[best]} best ({weights[best]:.2f} of the weight): "
             f"point it between {one} and {two}, for example along the sum of their keys."
         )
-    if abs(w_one - w_two) > 1 - 2 * share:
+    if abs(w_one - w_two) > 1 - 2 * share or left <= most:  # sharp enough, not even
         return wrong(
             f"{One} gets {w_one:.2f} and {two} {w_two:.2f}: the split is uneven. Turn "
             "the query so that its dot products with the two keys are equal."
         )
-    rest = 1 - w_one - w_two
+    digits = 2 if most >= 0.01 else 4
     return wrong(
-        f"The split is even, but {one} gets only {w_one:.2f} and {two} {w_two:.2f}: the "
-        f"other keys still take {rest:.2f}. Make the query longer: a longer query makes "
-        "the score differences larger and the weights sharper."
+        f"The direction is right but the query is too short: the split is even ({one} "
+        f"{w_one:.{digits}f}, {two} {w_two:.{digits}f}), yet the other keys still take "
+        f"{left:.{digits}f}, more than {most:g}. Make the query longer: a longer query "
+        "makes the score differences larger and the weights sharper."
     )
 
 

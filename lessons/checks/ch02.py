@@ -22,7 +22,13 @@ from .verdict import (
     wrong,
 )
 
-__all__ = ["check_dot_product", "check_score_matrix", "check_softmax_function"]
+__all__ = [
+    "check_dot_product",
+    "check_key_for_scores",
+    "check_perpendicular_entry",
+    "check_score_matrix",
+    "check_softmax_function",
+]
 
 
 def score_matrix_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, str]]:
@@ -47,7 +53,7 @@ def score_matrix_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, st
 
 
 def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
-    """Check a dot product ``a · b`` worked out by the reader (chapter 2)."""
+    """Check a dot product ``a · b`` worked out by the reader (the chapter template's example)."""
     if is_missing(answer):
         return unanswered("the dot product of a and b, a single number")
     a, b = float_input("a", a), float_input("b", b)  # [d], [d]
@@ -79,7 +85,10 @@ def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
 
 
 def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
-    """Check a table of all query-key dot products, ``Q @ K.T`` (chapter 2)."""
+    """Check a table of all query-key dot products, ``Q @ K.T``, shape ``[n_q, n_k]``.
+
+    Its mistakes are those of chapter 2's in-page question (``score_matrix_mistakes``).
+    """
     Q, K = float_input("Q", Q), float_input("K", K)  # [n_q, d_k], [n_k, d_k]
     check_qkv_shapes(Q, K, K)
     expected = Q @ K.T  # [n_q, n_k]
@@ -102,6 +111,148 @@ def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     i, j = (int(v) for v in off[0])
     return wrong(
         f"Entry ({i}, {j}) should be q_{i} · k_{j} = {expected[i, j]:g}; yours is {got[i, j]:g}."
+    )
+
+
+def perpendicular_entry_mistakes(a: ArrayLike, b: ArrayLike, k: int) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of choosing ``b[k]`` so that ``a · b = 0`` (chapter 2).
+
+    ``a [d]``, ``b [d]`` (its entry ``k`` is the unknown and is ignored). The right
+    entry is ``-rest / a[k]``, where ``rest`` is the sum of the other products
+    ``a[m] b[m]``. ``{name: (the wrong entry, the explanation)}``.
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    rest = float(a @ b - a[k] * b[k])  # the products that do not involve b[k]
+    return {
+        "sign-slip": (
+            rest / a[k],
+            "The sign slipped: a · b = rest + a_k x = 0 gives a_k x = -rest, so "
+            f"x = -rest / a_k, where rest = {rest:g} is the sum of the other products.",
+        ),
+        "not-divided": (
+            -rest,
+            f"You found a_k x = {-rest:g}; divide by a_k = {a[k]:g} to get x itself.",
+        ),
+        "dot-product": (
+            rest,
+            f"That is a · b with the unknown set to 0 (the other products add up to "
+            f"{rest:g}); choose the unknown so that the whole sum is 0.",
+        ),
+    }
+
+
+def check_perpendicular_entry(answer: Any, a: ArrayLike, b: ArrayLike, k: int) -> Verdict:
+    """Check the entry ``b[k]`` that makes ``b`` perpendicular to ``a`` (chapter 2).
+
+    ``a [d]`` and ``b [d]`` are given; ``b[k]`` is the unknown (its stored value
+    is ignored), and ``a[k]`` must not be 0. The answer is one number ``x`` with
+    ``a · b = 0`` once ``b[k] = x``.
+
+    Raises:
+        ValueError: if ``a`` and ``b`` differ in shape, ``k`` is not an index of
+            them, or ``a[k]`` is 0 (then no entry of ``b`` can do it).
+    """
+    a, b = float_input("a", a), float_input("b", b)  # [d], [d]
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"a and b must be vectors of one shape; got {a.shape} and {b.shape}")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 0 <= k < a.size:
+        raise ValueError(f"k must be an index of a and b, in [0, {a.size}); got {k!r}")
+    if a[k] == 0:
+        raise ValueError(f"a[{k}] is 0, so no value of b[{k}] can change a · b")
+    rest = float(a @ b - a[k] * b[k])  # [] the other products
+    expected = -rest / a[k]
+    if is_missing(answer):
+        return unanswered("the missing entry of b, one number")
+    got = as_float_array(answer)
+    if got is None or got.size != 1:
+        what = type(answer).__name__ if got is None else f"shape {list(got.shape)}"
+        return wrong(f"The answer is the one missing entry of b, a single number; got {what}.")
+    value = float(got.reshape(()))
+    if not np.isfinite(value):
+        return wrong("The missing entry must be a finite number.")
+    if abs(value - expected) < TOLERANCE * max(1.0, abs(expected)):
+        return right(
+            f"With b[{k}] = {expected:g} the products add up to 0: the arrows meet at 90°, "
+            "and neither says anything about the other."
+        )
+    for candidate, message in perpendicular_entry_mistakes(a, b, k).values():
+        if candidate is not None and abs(value - candidate) < TOLERANCE * max(1.0, abs(candidate)):
+            return wrong(message)
+    filled = b.copy()
+    filled[k] = value
+    return wrong(
+        f"With b[{k}] = {value:g}, a · b = {float(a @ filled):g}, not 0: write a · b as a sum "
+        f"of products, with x in place of b[{k}], set it to 0 and solve for x."
+    )
+
+
+def key_for_scores_mistakes(Q: ArrayLike, scores: ArrayLike) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of finding a key ``k [d_k]`` with ``Q @ k = scores`` (chapter 2).
+
+    ``Q [n_q, d_k]`` square and invertible, ``scores [n_q]``. ``{name: (the wrong
+    key, the explanation)}``.
+    """
+    Q, scores = np.asarray(Q, dtype=float), np.asarray(scores, dtype=float)
+    return {
+        "scores-as-key": (
+            scores,
+            "That is the column of scores you want, not the key that gives it: find k "
+            "with q_i · k equal to score i for every query i.",
+        ),
+        "columns-of-q": (
+            np.linalg.solve(Q.T, scores),
+            "Your key gives those scores with the columns of Q: query i's score is the "
+            "dot product of row i of Q with the key, (Q @ k)[i] = q_i · k.",
+        ),
+        "a-query": (
+            Q[int(np.argmax(scores))],
+            "That is the query that should score the key highest: pointing the key its "
+            "way gives it a high score, but not the scores wanted. Solve q_i · k = "
+            "score i, one equation per query.",
+        ),
+    }
+
+
+def check_key_for_scores(answer: Any, Q: ArrayLike, scores: ArrayLike) -> Verdict:
+    """Check a key ``k [d_k]`` whose column of the score table is ``scores`` (chapter 2).
+
+    ``Q [n_q, d_k]`` must be square and invertible, so that one key does it;
+    ``scores [n_q]`` is the column wanted: ``(Q @ k)[i] = q_i · k = scores[i]``.
+
+    Raises:
+        ValueError: naming ``Q`` or ``scores`` when their shapes do not fit, or
+            when ``Q`` is not invertible.
+    """
+    Q, scores = float_input("Q", Q), float_input("scores", scores)  # [n_q, d_k], [n_q]
+    if Q.ndim != 2 or Q.shape[0] != Q.shape[1] or scores.shape != (Q.shape[0],):
+        raise ValueError(
+            f"Q must be square [n_q, n_q] and scores [n_q]; got Q {list(Q.shape)}, "
+            f"scores {list(scores.shape)}"
+        )
+    if abs(np.linalg.det(Q)) < 1e-9:
+        raise ValueError(f"Q {list(Q.shape)} is not invertible: no key, or many, would do")
+    expected = np.linalg.solve(Q, scores)  # [d_k]
+    verdict = judge(
+        answer,
+        expected,
+        what=f"a key, a vector of {Q.shape[1]} numbers",
+        praise=(
+            f"Q @ k = {np.round(Q @ expected, 4).tolist()}: each query's score is its dot "
+            "product with the key, so the key solves one equation per query."
+        ),
+        kind="a vector",
+        mistakes=list(key_for_scores_mistakes(Q, scores).values()),
+        shape_message="A key is a vector like a row of K, shape {expected}; yours has shape {got}.",
+    )
+    if verdict is not None:
+        return verdict
+    got = as_float_array(answer)  # [d_k]: judge ruled out the rest
+    if not np.isfinite(got).all():
+        return wrong("The key must hold finite numbers.")
+    column = np.round(Q @ got, 4).tolist()
+    return wrong(
+        f"Your key gets the scores {column} from the queries, not {np.round(scores, 4).tolist()}: "
+        "write q_i · k = score i for each query and solve for the entries of k."
     )
 
 

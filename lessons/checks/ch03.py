@@ -13,11 +13,11 @@ from ..softmax import softmax
 from ..toy import word_vectors
 from .verdict import Verdict, as_float_array, is_missing, judge, right, unanswered, wrong
 
-__all__ = ["check_one_way_look", "check_projection"]
+__all__ = ["check_fused_score", "check_one_way_look", "check_projection"]
 
 
 def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
-    """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]`` (chapter 3)."""
+    """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]``, ``X @ W``."""
     X, W = float_input("X", X), float_input("W", W)  # [n, d_model], [d_model, d_out]
     if X.ndim != 2 or W.ndim != 2 or X.shape[1] != W.shape[0]:
         raise ValueError(f"X [n, d_model] and W [d_model, d_out] do not fit: {X.shape}, {W.shape}")
@@ -43,6 +43,88 @@ def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
     if verdict is not None:
         return verdict
     return wrong("Each output row is the input row times W: output[i] = X[i] @ W.")
+
+
+def fused_score_mistakes(
+    weight: np.ndarray, X: np.ndarray, i: int, j: int
+) -> dict[str, tuple[Any, str]]:
+    """The named mistakes of reading the score ``q_i · k_j`` out of a fused weight (chapter 3).
+
+    ``weight [3 d_k, d_model]`` in ``nn.Linear``'s layout, ``X [n, d_model]``.
+    ``{name: (the wrong score, or None where it cannot apply, the explanation)}``.
+    """
+    Q, K, V = np.split(X @ weight.T, 3, axis=1)  # [n, d_k] each
+    square = weight.shape[0] == weight.shape[1]
+    Q_s, K_s, _ = np.split(X @ weight, 3, axis=1) if square else (None,) * 3  # [n, d_k] each
+    return {
+        "not-transposed": (
+            Q_s[i] @ K_s[j] if square else None,
+            "You used X @ weight: nn.Linear stores its weight as [out, in] and computes "
+            "X @ weight.T. The weight is square here, so the slip runs without an error.",
+        ),
+        "wrong-direction": (
+            Q[j] @ K[i],
+            "That is the score the other way round, q_j · k_i (or Q and K swapped): the "
+            "query comes from the word that looks, the key from the word it looks at, "
+            "and the thirds come in the order Q, K, V.",
+        ),
+        "value-for-key": (
+            Q[i] @ V[j],
+            "You took the last third as the keys: the fused output is cut in the order "
+            "Q, K, V, so the keys are the middle third.",
+        ),
+        "own-key": (
+            Q[i] @ K[i],
+            "That is the word's score for itself, q_i · k_i; the key must be the other word's.",
+        ),
+    }
+
+
+def check_fused_score(answer: Any, weight: ArrayLike, X: ArrayLike, i: int, j: int) -> Verdict:
+    """Check the raw score ``q_i · k_j`` read out of a fused projection's weight (chapter 3).
+
+    ``weight [3 d_k, d_model]`` is an ``nn.Linear(d_model, 3 * d_k)`` weight, in
+    PyTorch's ``[out, in]`` layout, fusing ``W_Q``, ``W_K`` and ``W_V`` in that
+    order; ``X [n, d_model]``. The answer is one number, ``S[i, j]`` of
+    ``S = Q K^T`` (not scaled).
+
+    Raises:
+        ValueError: naming ``weight``, ``X``, ``i`` or ``j`` when their shapes or
+            indices do not fit.
+    """
+    weight, X = float_input("weight", weight), float_input("X", X)  # [3 d_k, d_model], [n, d_model]
+    if weight.ndim != 2 or weight.shape[0] % 3 or X.ndim != 2 or X.shape[1] != weight.shape[1]:
+        raise ValueError(
+            f"weight must be [3 d_k, d_model] and X [n, d_model]; got weight "
+            f"{list(weight.shape)}, X {list(X.shape)}"
+        )
+    for name, index in (("i", i), ("j", j)):
+        if isinstance(index, bool) or not isinstance(index, int | np.integer):
+            raise ValueError(f"{name} must be a row index of X; got {index!r}")
+        if not 0 <= index < X.shape[0]:
+            raise ValueError(f"{name} must be a row index of X, in [0, {X.shape[0]}); got {index}")
+    Q, K, _ = np.split(X @ weight.T, 3, axis=1)  # [n, d_k] each
+    expected = np.asarray(Q[i] @ K[j])  # []
+    verdict = judge(
+        answer,
+        expected,
+        what="the score q_i · k_j, one number",
+        praise=(
+            f"q_{i} · k_{j} = {float(expected):.4f}: X @ weight.T, cut into Q, K, V, then "
+            "row i of Q against row j of K."
+        ),
+        kind="a number",
+        mistakes=list(fused_score_mistakes(weight, X, i, j).values()),
+    )
+    if verdict is not None:
+        return verdict
+    got = as_float_array(answer)
+    if got.size != 1:
+        return wrong(f"The score is one number; your answer has shape {list(got.shape)}.")
+    return wrong(
+        "Not one of the slips we know: compute X @ weight.T, cut it into thirds in the order "
+        "Q, K, V, and take the dot product of row i of Q with row j of K."
+    )
 
 
 #: How far from ``1/n`` a weight of an "idle" row may be in ``check_one_way_look``.
