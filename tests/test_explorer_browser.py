@@ -172,6 +172,18 @@ def test_clicking_a_query_token_highlights_its_row_and_writes_its_output(browser
     assert not root.find_elements(By.CSS_SELECTOR, "tr.is-selected")
 
 
+def test_the_selected_rows_softmax_names_the_masked_row_when_a_mask_is_on(browser, widgets):
+    root = widgets[0]
+    root.find_element(By.CSS_SELECTOR, 'button[data-token="2"]').click()
+    stage = root.find_element(By.CSS_SELECTOR, '[data-detail="stage"]')
+    assert "a_2 = softmax(z_2) = " in stage.text, stage.text
+    root.find_element(By.CSS_SELECTOR, '[data-control="causal"]').click()
+    stage = root.find_element(By.CSS_SELECTOR, '[data-detail="stage"]')
+    assert "a_2 = softmax(row 2 of Z_masked) = " in stage.text, stage.text
+    formula = root.find_element(By.CLASS_NAME, "ax-formula").text
+    assert "softmax(Z_masked)" in formula
+
+
 def test_the_stages_step_with_buttons_and_arrow_keys(browser, widgets):
     root = widgets[0]
     stages = [
@@ -326,6 +338,8 @@ def test_a_padded_querys_row_says_nothing_is_left_to_attend_to(browser, padded):
     assert root.find_element(By.CSS_SELECTOR, '[data-detail="output"]').text.startswith(
         "out_4 = 0 = (0.000, 0.000)"
     )
+    stage = root.find_element(By.CSS_SELECTOR, '[data-detail="stage"]')
+    assert "a_4 = softmax(row 4 of Z_masked)" in stage.text, stage.text
     root.find_element(By.CSS_SELECTOR, '[data-stage="masked"]').click()
     formula = root.find_element(By.CLASS_NAME, "ax-formula").text
     assert "key j ≥ 3 (padding) or query i ≥ 3" in formula

@@ -714,7 +714,10 @@
         }
         break;
       case "weights":
-        line = "a_" + i + " = softmax(z_" + i + ") = " + vector(r.A[i], 3);
+        // With a mask on, the softmax reads the masked row, as the stage's formula says.
+        line = "a_" + i + " = softmax(" +
+          (state.causal || isPadded() ? "row " + i + " of Z_masked" : "z_" + i) +
+          ") = " + vector(r.A[i], 3);
         break;
       default:
         line = "row " + i + " of A weighs the value rows (the column a_" + i + ",j next to V)";
