@@ -20,7 +20,7 @@ from .verdict import (
     wrong,
 )
 
-__all__ = ["check_mha_parameter_count", "check_split_heads"]
+__all__ = ["check_head_width_parameter_count", "check_mha_parameter_count", "check_split_heads"]
 
 
 def split_heads_mistakes(X: Any, num_heads: int) -> dict[str, tuple[Any, str]]:
@@ -69,6 +69,70 @@ def mha_parameter_mistakes(d_model: int, bias: bool = True) -> dict[str, tuple[i
     }
 
 
+def head_width_parameter_mistakes(
+    d_model: int, num_heads: int, d_k: int
+) -> dict[str, tuple[int, str]]:
+    """The named mistakes of counting the weights of heads ``h·d_k`` wide in all (chapter 7).
+
+    ``{name: (the count a wrong method gives, the explanation)}``. The right count is
+    ``4 · d_model · h·d_k``: ``W_Q, W_K, W_V`` are ``[d_model, h·d_k]``, ``W_O`` is
+    ``[h·d_k, d_model]``; no biases.
+    """
+    width = num_heads * d_k  # the concatenated heads
+    return {
+        "d-k-is-d-model-over-h": (
+            4 * d_model * d_model,
+            f"That is 4 d_model², right only when h·d_k = d_model. Here the heads are "
+            f"{num_heads} × {d_k} = {width} wide: W_Q, W_K, W_V are [d_model, h·d_k].",
+        ),
+        "square-output-projection": (
+            3 * d_model * width + d_model * d_model,
+            "W_O reads the concatenated heads, h·d_k numbers, not d_model: it is [h·d_k, d_model].",
+        ),
+        "one-head": (
+            4 * d_model * d_k,
+            "That is one head's share. The projections hold every head's columns: "
+            "multiply the width by h.",
+        ),
+        "all-square-in-head-width": (
+            4 * width * width,
+            "W_Q, W_K and W_V read the token's d_model numbers, so they have d_model rows, "
+            "not h·d_k.",
+        ),
+        "biases-counted": (
+            4 * d_model * width + 3 * width + d_model,
+            "Count the weights only, without the biases.",
+        ),
+    }
+
+
+def check_head_width_parameter_count(
+    answer: Any, d_model: int, num_heads: int, d_k: int
+) -> Verdict:
+    """Check the weights of attention whose heads need not be ``d_model / h`` wide (chapter 7).
+
+    ``W_Q, W_K, W_V`` are ``[d_model, h·d_k]`` and ``W_O`` is ``[h·d_k, d_model]``; biases
+    are left out.
+    """
+    if is_missing(answer):
+        return unanswered("a whole number")
+    value = as_whole_number(answer)
+    if value is None:
+        return wrong(f"The answer should be a whole number; got {answer!r}.")
+    width = num_heads * d_k  # [h·d_k], the heads side by side
+    if value == 4 * d_model * width:
+        return right(
+            f"Three [d_model, h·d_k] projections and a [h·d_k, d_model] W_O: 4 · {d_model} · "
+            f"{width}. The count follows the total width of the heads, h·d_k."
+        )
+    for count, message in head_width_parameter_mistakes(d_model, num_heads, d_k).values():
+        if value == count:
+            return wrong(message)
+    return wrong(
+        "Write the shape of each of W_Q, W_K, W_V and W_O, multiply out each shape, and add."
+    )
+
+
 def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
     """Check heads split from ``X [B, n, d_model]`` into ``[B, h, n, d_k]`` (chapter 7)."""
     X = torch.as_tensor(as_numpy(X, dtype=np.float64))  # [B, n, d_model]
@@ -88,7 +152,13 @@ def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
 
 
 def check_mha_parameter_count(answer: Any, d_model: int, bias: bool = True) -> Verdict:
-    """Check the parameter count of multi-head attention of width ``d_model`` (chapter 7)."""
+    """Check the parameter count of multi-head attention of width ``d_model``.
+
+    The count that chapter 7 teaches, ``4 d_model²`` weights (plus ``4 d_model`` biases)
+    whatever the number of heads; its in-page question shares the mistakes
+    (``mha_parameter_mistakes``). Exercise 7.2 uses ``check_head_width_parameter_count``,
+    which also covers heads that are not ``d_model / h`` wide.
+    """
     if is_missing(answer):
         return unanswered("a whole number")
     value = as_whole_number(answer)

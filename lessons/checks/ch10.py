@@ -1,4 +1,4 @@
-"""Self-checks of chapter 10 (Complexity and efficiency): memory of the weights, the online softmax."""
+"""Self-checks of chapter 10 (Complexity and efficiency): work, memory of the weights, online softmax."""
 
 from __future__ import annotations
 
@@ -9,9 +9,18 @@ import numpy as np
 
 from .._validate import human_bytes
 from ..softmax import softmax
-from .verdict import Verdict, as_whole_number, is_missing, named_mistake, right, unanswered, wrong
+from .verdict import (
+    Verdict,
+    as_float_array,
+    as_whole_number,
+    is_missing,
+    named_mistake,
+    right,
+    unanswered,
+    wrong,
+)
 
-__all__ = ["check_online_update", "check_weight_bytes"]
+__all__ = ["check_block_quadratic_share", "check_online_update", "check_weight_bytes"]
 
 
 def weight_bytes_mistakes(
@@ -40,7 +49,12 @@ def weight_bytes_mistakes(
 
 
 def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: int) -> Verdict:
-    """Check the bytes of the weights ``A [B, h, n, n]`` stored in full (chapter 10)."""
+    """Check the bytes of the weights ``A [B, h, n, n]`` stored in full.
+
+    The count that chapter 10 teaches in "Counting the memory"; its in-page question
+    shares the mistakes (``weight_bytes_mistakes``). Exercise 10.1 uses
+    ``check_block_quadratic_share``.
+    """
     if is_missing(answer):
         return unanswered("a number of bytes")
     value = as_whole_number(answer)
@@ -58,12 +72,91 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
     )
 
 
+#: How close a share must be to count: "three decimals or better" (the mistakes lie further apart).
+SHARE_TOLERANCE = 5e-4
+
+
+def block_flops(n: int, d_model: int, d_ff: int) -> dict[str, int]:
+    """FLOPs of one block's matrix products, ``2abc`` per ``[a, b] @ [b, c]`` (chapter 10).
+
+    ``{"projections": 8 n d², "quadratic": 4 n² d, "feed_forward": 4 n d d_ff}``: the
+    four projections of attention, its scores and weighted sum (all heads together), and
+    the feed-forward network's two products.
+    """
+    return {
+        "projections": 8 * n * d_model**2,
+        "quadratic": 4 * n**2 * d_model,
+        "feed_forward": 2 * 2 * n * d_model * d_ff,
+    }
+
+
+def block_share_mistakes(n: int, d_model: int, d_ff: int) -> dict[str, tuple[float, str]]:
+    """The named mistakes of the share of a block's FLOPs that grows like ``n²`` (chapter 10).
+
+    ``{name: (the share a wrong count gives, the explanation)}``.
+    """
+    flops = block_flops(n, d_model, d_ff)
+    linear, quadratic = flops["projections"] + flops["feed_forward"], flops["quadratic"]
+    return {
+        "attention-layer-only": (
+            quadratic / (flops["projections"] + quadratic),
+            "That is the share in the attention layer alone: the feed-forward network's "
+            "two products belong to the block too.",
+        ),
+        "d-ff-taken-as-4-d-model": (
+            quadratic / (8 * n * d_model**2 + 16 * n * d_model**2 + quadratic),
+            f"You used the usual d_ff = 4 d_model; this block's d_ff is {d_ff}.",
+        ),
+        "one-feed-forward-product": (
+            quadratic / (flops["projections"] + flops["feed_forward"] / 2 + quadratic),
+            "The feed-forward network has two products, [n, d_model] @ [d_model, d_ff] "
+            "and [n, d_ff] @ [d_ff, d_model]: count both.",
+        ),
+        "scores-without-weighted-sum": (
+            (quadratic / 2) / (linear + quadratic / 2),
+            "Q K^T is one n² product; A V, the weighted sum, is the other: 4 n² d_model in all.",
+        ),
+        "linear-share": (
+            linear / (linear + quadratic),
+            "That is the share of the work that grows like n, the rest of the block.",
+        ),
+        "ratio-not-share": (
+            quadratic / linear,
+            "That is the n² work divided by the rest; a share divides by the total.",
+        ),
+    }
+
+
+def check_block_quadratic_share(answer: Any, n: int, d_model: int, d_ff: int) -> Verdict:
+    """Check the share of one block's FLOPs in the scores and weighted sum (chapter 10)."""
+    if is_missing(answer):
+        return unanswered("a number between 0 and 1")
+    got = as_float_array(answer)
+    if got is None or got.size != 1 or not np.isfinite(got).all():
+        return wrong(f"The answer should be one number between 0 and 1; got {answer!r}.")
+    value = float(got.reshape(()))
+    flops = block_flops(n, d_model, d_ff)
+    expected = flops["quadratic"] / sum(flops.values())
+    if abs(value - expected) <= SHARE_TOLERANCE:
+        return right(
+            f"4 n² d_model out of 8 n d_model² + 4 n d_model d_ff + 4 n² d_model: "
+            f"{expected:.4f}, that is n / (n + 2 d_model + d_ff)."
+        )
+    for share, message in block_share_mistakes(n, d_model, d_ff).values():
+        if abs(value - share) <= SHARE_TOLERANCE:
+            return wrong(message)
+    return wrong(
+        "Count the three parts, 8 n d_model² (projections), 4 n² d_model (scores and "
+        "weighted sum) and the feed-forward network's two products, then divide."
+    )
+
+
 def check_online_update(update: Callable[..., Any]) -> Verdict:
-    """Check an online-softmax step ``update(m, ell, acc, scores, values)`` (chapter 10).
+    """Check an online-softmax step ``update(z_max, ell, acc, scores, values)`` (chapter 10).
 
     The check feeds the scores of one query ``[n_k]`` and the values ``[n_k, d_v]``
     in blocks of uneven sizes, with scores large enough that the running maximum
-    ``m`` moves, and compares ``acc / ell`` with ``softmax(scores) @ values``.
+    ``z_max`` moves, and compares ``acc / ell`` with ``softmax(scores) @ values``.
     """
     if is_missing(update):
         return unanswered("your function")
@@ -72,19 +165,19 @@ def check_online_update(update: Callable[..., Any]) -> Verdict:
     rng = np.random.default_rng(0)
     scores = 20 * rng.normal(size=10)  # [n_k], large: the maximum moves
     values = rng.normal(size=(10, 3))  # [n_k, d_v]
-    m, ell, acc = -np.inf, 0.0, np.zeros(3)  # running max, sum, weighted sum [d_v]
+    z_max, ell, acc = -np.inf, 0.0, np.zeros(3)  # running max, sum, weighted sum [d_v]
     try:
         with np.errstate(all="ignore"):
             for block in np.split(np.arange(10), [3, 4, 8]):
-                m, ell, acc = update(m, ell, acc, scores[block], values[block])
+                z_max, ell, acc = update(z_max, ell, acc, scores[block], values[block])
             got = np.asarray(acc, dtype=float) / ell  # [d_v]
     except Exception as error:  # the reader's code failing is part of the verdict
         return wrong(f"Your function raised {type(error).__name__}: {error}")
     if got.shape == (3,) and np.allclose(got, softmax(scores) @ values):
         return right("acc / ell equals softmax(scores) @ values: the update is exact.")
     if not np.isfinite(got).all():
-        return wrong("You get NaN or inf: subtract the running maximum m before exp.")
+        return wrong("You get NaN or inf: subtract the running maximum z_max before exp.")
     return wrong(
         "acc / ell is not softmax(scores) @ values. Did you rescale the old ell and acc "
-        "by exp(m - m_new)?"
+        "by exp(z_max - z_max_new)?"
     )
