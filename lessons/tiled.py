@@ -41,10 +41,11 @@ def tiled_attention(
     ``lessons.causal_mask``. ``block_size`` need not divide ``n``.
 
     For each query block, every key block updates three running quantities per
-    query: the largest score seen ``m``, the sum of ``exp(score - m)`` ``l``,
-    and the sum of ``exp(score - m) * value`` ``acc``. When ``m`` grows, the old
-    ``l`` and ``acc`` are rescaled by ``exp(m_old - m_new)``; at the end
-    ``acc / l`` is the softmax-weighted average.
+    query: the largest score seen, z_max (``running_max``), the sum of
+    ``exp(score - z_max)``, ℓ (``running_sum``), and the sum of
+    ``exp(score - z_max) * value`` (``acc``). When z_max grows, the old ℓ and ``acc``
+    are rescaled by ``exp(z_max_old - z_max_new)``; at the end ``acc / ℓ`` is the
+    softmax-weighted average.
 
     Raises:
         ValueError: for what ``lessons.attention`` rejects (shape mismatches, empty
