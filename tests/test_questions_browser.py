@@ -430,6 +430,8 @@ def test_on_paper_a_question_is_its_numbered_prompt_and_its_answer_comes_last(lo
                 labels = root.find_elements(By.CSS_SELECTOR, ".lq-choice")
                 assert all(label.is_displayed() for label in labels)
                 assert [label.text.lstrip("\u25cb").strip() for label in labels] == list(q.choices)
+                after = "return !!(arguments[0].compareDocumentPosition(arguments[1]) & 4)"
+                assert loaded.execute_script(after, labels[-1], where), "the line ends it"
         assert not any(shown(loaded, "[data-lab] button, [data-lab] input"))
         assert all(shown(loaded, "[data-lab] [data-accuracy], [data-lab] [data-cell]"))
     finally:

@@ -18,19 +18,22 @@
     return;
   }
   var HEADING = "Answers to the questions";
+  var TITLE = ":scope > h1, :scope > h2, :scope > h3";
 
   // The chapter a question belongs to: the outermost <section> whose heading carries a
   // number (Jupyter Book's <span class="section-number">4. </span>), else the page.
   function chapterOf(root) {
     var found = null;
     for (var node = root.parentElement; node; node = node.parentElement) {
-      var heading = node.tagName === "SECTION" && node.querySelector(":scope > h1, :scope > h2, :scope > h3");
+      var heading = node.tagName === "SECTION" && node.querySelector(TITLE);
       var mark = heading && heading.querySelector(".section-number");
       if (mark) {
-        found = { scope: node, number: mark.textContent.trim().replace(/\.$/, ""), heading: heading };
+        var number = mark.textContent.trim().replace(/\.$/, "");
+        found = { scope: node, number: number, heading: heading };
       }
     }
-    return found || { scope: root.closest("article, main") || document.body, number: "", heading: null };
+    var page = root.closest("article, main") || document.body;
+    return found || { scope: page, number: "", heading: null };
   }
 
   // An element of the print form; `data-print-only` marks the ones a rebuild removes.
@@ -72,14 +75,17 @@
       chapter.answers.push({ label: label, anchor: anchor, text: data.messages.revealed });
       root.setAttribute("data-print-number", label);
       var prompt = root.querySelector(".lq-prompt");
-      prompt.insertBefore(make("span", "lq-print lq-number", "Question " + label, true), prompt.firstChild);
+      var number = make("span", "lq-print lq-number", "Question " + label, true);
+      prompt.insertBefore(number, prompt.firstChild);
       var line = make("p", "lq-print lq-where", "", true);
       var link = document.createElement("a");
       link.href = "#" + anchor;
-      link.textContent = "Answers to the questions";
+      link.textContent = HEADING;
       line.append("Answer " + label + ": under \u201c", link, "\u201d at the end of this " +
         (chapter.number ? "chapter." : "page."));
-      prompt.after(line);
+      // After the choices, where the inputs were: the buttons' place.
+      var actions = root.querySelector(".lq-actions");
+      actions.parentNode.insertBefore(line, actions);
     });
     chapters.forEach(function (chapter) {
       var level = chapter.heading ? Math.min(6, Number(chapter.heading.tagName[1]) + 1) : 2;
