@@ -3,7 +3,9 @@
 ``lessons.questions`` builds a ``Question``; this module writes what a notebook or the
 book shows for it, with the data and script inlined (``lessons.widgets``). Every input
 carries ``data-answer``, the two buttons ``data-action``; the contract is in
-``lessons/question_assets/README.md``.
+``lessons/question_assets/README.md``. On paper ``question.js`` gives the question its
+print form from this HTML and the embedded JSON: the prompt numbered within its chapter,
+and the ``revealed`` message in an "Answers to the questions" section at the chapter's end.
 """
 
 from __future__ import annotations

@@ -207,6 +207,18 @@ def test_the_html_is_deterministic_has_no_ids_and_carries_the_contract():
     assert json.loads(embedded) == json.loads(json.dumps(first.data()))
 
 
+def test_the_paper_form_has_the_prompt_and_the_show_answer_message_it_reads():
+    # question.js builds the printed question from the prompt and the embedded JSON:
+    # the answers section quotes messages["revealed"], which is what "Show answer" shows.
+    q = question("Shape of `A`?", "[B, h, n, n]", kind="shape", explain="One table per head.")
+    page = q._repr_html_()
+    assert page.count('class="lq-prompt"') == 1
+    embedded = json.loads(re.search(r'data-question-data="">(.*?)</script>', page).group(1))
+    assert embedded["messages"]["revealed"] == "The answer: [b, h, n, n]. One table per head."
+    assert q.answer_text() == "[b, h, n, n]"
+    assert "LessonsQuestionPrint" in page and "@media print" in page
+
+
 def test_the_id_is_a_hash_of_the_content_not_of_the_process():
     assert question("What is 1 + 1?", 2).name == question("What is 1 + 1?", 2).name
     assert question("What is 1 + 1?", 2).name != question("What is 1 + 2?", 3).name

@@ -8,7 +8,10 @@ name and the check's message, an unrelated answer gives `wrong`. The lab's accur
 must equal `lessons.accuracy` with nothing and with each single position blocked, and
 the chapter's glued numbers. axe-core must find no serious or critical violation, and
 no page may log an error. Pages of the built book that hold questions are driven the
-same way. With QUESTIONS_SCREENSHOTS=<folder> the test leaves screenshots there.
+same way. On paper (print media) a question shows its numbered prompt and where its
+answer is, not its inputs or buttons, and its chapter ends with the answers, each the
+"Show answer" message; on screen the page is unchanged. With
+QUESTIONS_SCREENSHOTS=<folder> the test leaves screenshots there.
 
 Without chromium, chromedriver or selenium the module is skipped with the reason
 printed; with REQUIRE_BROWSER_TESTS=1 in the environment (CI) it fails instead.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +35,9 @@ from lessons.checks import ch02, ch04, ch05, ch07, ch10
 from lessons.lab_export import blocked_keep
 from lessons.questions import mistakes_at
 from lessons.training import accuracy
+
+sys.path.insert(0, str(ROOT / "tools"))
+import build_pdf  # noqa: E402
 
 BUILT = HTML / "book"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # optional in the page test below
@@ -370,6 +377,105 @@ def test_inside_a_page_of_the_built_book_with_its_theme(driver, tmp_path, traine
             "v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)))"
         )
         assert violations == []
+
+
+def media(driver, kind: str) -> None:
+    """Lay the page out for `kind` ("print", or "" for the screen), as printing does."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": kind})
+
+
+def shown(root, selector: str) -> list[bool]:
+    return [node.is_displayed() for node in root.find_elements(By.CSS_SELECTOR, selector)]
+
+
+def revealed(driver, root) -> str:
+    """The question's "Show answer" message, from the JSON it embeds."""
+    data = driver.execute_script(
+        "return arguments[0].querySelector('script[data-question-data]').textContent", root
+    )
+    return json.loads(data)["messages"]["revealed"]
+
+
+def test_on_paper_a_question_is_its_numbered_prompt_and_its_answer_comes_last(loaded):
+    """A browser printing the page: `beforeprint` builds the paper form, print CSS shows it."""
+    qs = questions()
+    loaded.execute_script("window.dispatchEvent(new Event('beforeprint'))")
+    loaded.execute_script("window.dispatchEvent(new Event('beforeprint'))")  # rebuilt, not doubled
+    roots = loaded.find_elements(By.CSS_SELECTOR, "[data-question]")
+    # No numbered chapter here: 1, 2, ..., and the answers at the end of the page's <main>.
+    numbers = [str(k) for k in range(1, len(qs) + 1)]
+    assert [root.get_attribute("data-print-number") for root in roots] == numbers
+    (section,) = loaded.find_elements(By.CSS_SELECTOR, "[data-question-answers]")
+    last = "return document.querySelector('main').lastElementChild === arguments[0]"
+    assert loaded.execute_script(last, section)
+    assert len(loaded.find_elements(By.CSS_SELECTOR, "[data-print-only]")) == 2 * len(qs) + 1
+    media(loaded, "print")
+    try:
+        assert section.find_element(By.CSS_SELECTOR, "h2").text == "Answers to the questions"
+        entries = section.find_elements(By.CSS_SELECTOR, ".lq-answer")
+        for number, root, q, entry in zip(numbers, roots, qs, entries, strict=True):
+            term = entry.find_element(By.TAG_NAME, "dt")
+            assert term.text == number
+            assert entry.find_element(By.TAG_NAME, "dd").text == q.messages()["revealed"]
+            assert f"The answer: {q.answer_text()}." in entry.text
+            assert root.find_element(By.CSS_SELECTOR, ".lq-number").text == f"Question {number}"
+            where = root.find_element(By.CSS_SELECTOR, ".lq-where")
+            assert where.text == (
+                f"Answer {number}: under “Answers to the questions” at the end of this page."
+            )
+            link = where.find_element(By.TAG_NAME, "a").get_attribute("href")
+            assert link.endswith("#" + term.get_attribute("id"))
+            assert not any(shown(root, "button, input, [data-feedback], [data-static-note]"))
+            if q.kind == "choice":  # the choices are the question: their text stays
+                labels = root.find_elements(By.CSS_SELECTOR, ".lq-choice")
+                assert all(label.is_displayed() for label in labels)
+                assert [label.text.lstrip("\u25cb").strip() for label in labels] == list(q.choices)
+                after = "return !!(arguments[0].compareDocumentPosition(arguments[1]) & 4)"
+                assert loaded.execute_script(after, labels[-1], where), "the line ends it"
+        assert not any(shown(loaded, "[data-lab] button, [data-lab] input"))
+        assert all(shown(loaded, "[data-lab] [data-accuracy], [data-lab] [data-cell]"))
+    finally:
+        media(loaded, "")
+    # On screen the print form stays hidden and every control is there.
+    assert not any(shown(loaded, "[data-print-only]"))
+    assert all(shown(loaded, "[data-question] button, [data-lab] button"))
+    assert all(shown(loaded, '[data-question] input[type="text"]'))
+
+
+def test_on_paper_a_chapters_questions_are_numbered_by_chapter(driver):
+    """The built chapter 4 with the paper form `make pdf` builds (tools/build_pdf.py)."""
+    page = BUILT / "04_scaled_dot_product_attention.html"
+    if not page.exists():
+        pytest.skip(f"{page.relative_to(ROOT)} is not built: run `make book` first")
+    driver.get(page.as_uri())
+    roots = ready_roots(driver, "[data-question]")
+    count, sections = driver.execute_script(build_pdf.QUESTIONS_JS, *build_pdf.question_assets())
+    assert (count, sections) == (len(roots), 1)
+    numbers = [f"4.{k}" for k in range(1, len(roots) + 1)]
+    assert [root.get_attribute("data-print-number") for root in roots] == numbers
+    section = driver.find_element(By.CSS_SELECTOR, '[data-question-answers="4"]')
+    # The last thing of the chapter's own section, under a heading one level below its title.
+    chapter = driver.execute_script("return arguments[0].parentElement", section)
+    title = chapter.find_element(By.CSS_SELECTOR, ":scope > h1")
+    assert title.find_element(By.CSS_SELECTOR, ".section-number").text.strip() == "4."
+    assert driver.execute_script("return arguments[0].lastElementChild", chapter) == section
+    media(driver, "print")
+    try:
+        assert section.find_element(By.CSS_SELECTOR, "h2").text == "Answers to the questions"
+        terms = [term.text for term in section.find_elements(By.TAG_NAME, "dt")]
+        answers = [dd.text for dd in section.find_elements(By.TAG_NAME, "dd")]
+        assert terms == numbers
+        assert answers == [revealed(driver, root) for root in roots]
+        for number, root in zip(numbers, roots, strict=True):
+            assert root.find_element(By.CSS_SELECTOR, ".lq-number").text == f"Question {number}"
+            where = root.find_element(By.CSS_SELECTOR, ".lq-where").text
+            assert where.endswith("at the end of this chapter.")
+            assert not any(shown(root, "button, input, [data-feedback]"))
+    finally:
+        media(driver, "")
+    assert not any(shown(driver, "[data-print-only]"))
+    errors = severe(driver)
+    assert not errors, f"the page logged errors: {errors}"
 
 
 def _built_pages() -> list[Path]:

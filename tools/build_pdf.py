@@ -5,8 +5,11 @@ script opens that page in Debian's chromium through selenium, with every other h
 unreachable, waits until MathJax has typeset every formula and every image has loaded,
 lays the page out for paper (a title page, a table of contents, each chapter on a new
 page, the sidebars hidden, wide code wrapped, solutions open) and prints it with the
-DevTools command `Page.printToPDF`. Interactive widgets print their static fallback:
-their scripts are switched off in the copy of the page that is printed.
+DevTools command `Page.printToPDF`. The explorers print their static fallback: their
+scripts are switched off in the copy of the page that is printed. The in-page questions
+print their paper form (`lessons/question_assets/question.js`): each prompt numbered
+within its chapter, no inputs or buttons, and an "Answers to the questions" section at
+the end of each chapter, built from the JSON each question embeds.
 
 Usage: python tools/build_pdf.py [--html _build/singlehtml] [--out _build/pdf]
 """
@@ -26,6 +29,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "self-attention-step-by-step.pdf"
+# The widgets' scripts and styles (lessons/question_assets), read as they are now: the
+# questions' paper form comes from them, whatever version the notebooks' outputs inlined.
+ASSETS = ROOT / "lessons" / "question_assets"
 # The explorer (lessons.explorer) ships its static weights table inside its own root and
 # removes it when its script runs; the printed copy keeps that table by not running it.
 EXPLORER_SCRIPT = re.compile(r'(data-explorer-data="">.*?</script>)<script>', flags=re.DOTALL)
@@ -112,6 +118,20 @@ main.prepend(cover, toc);
 return chapters.map((c) => c.title);
 """
 
+# Runs in the page after the layout: the widgets' current styles (their print rules),
+# then question.js, which defines LessonsQuestionPrint (its per-question part finds no
+# question left to start), then the paper form of every question, chapter by chapter.
+QUESTIONS_JS = """
+const [css, script] = arguments;
+const style = document.createElement("style");
+style.textContent = css;
+document.head.appendChild(style);
+delete window.LessonsQuestionPrint;
+new Function(script)();
+const count = window.LessonsQuestionPrint.build(document);
+return [count, document.querySelectorAll("[data-question-answers]").length];
+"""
+
 WAIT_JS = """
 const done = arguments[arguments.length - 1];
 const started = Date.now();
@@ -151,6 +171,14 @@ def printable_copy(page: Path) -> Path:
     target.write_text(printable, encoding="utf-8")
     print(f"{count} interactive explorer(s) will print their static table")
     return target
+
+
+def question_assets() -> tuple[str, str]:
+    """The styles (`core.css`, `question.css`) and `question.js` that give questions their paper form."""
+    css = "".join(
+        (ASSETS / name).read_text(encoding="utf-8") for name in ("core.css", "question.css")
+    )
+    return css, (ASSETS / "question.js").read_text(encoding="utf-8")
 
 
 def browser():
@@ -196,6 +224,8 @@ def print_pdf(page: Path, config: dict) -> tuple[bytes, list[str]]:
             str(config.get("copyright", "")),
             PRINT_CSS,
         )
+        questions, sections = driver.execute_script(QUESTIONS_JS, *question_assets())
+        print(f"  {questions} question(s) print with their answers in {sections} section(s)")
         footer = (
             '<div style="font-size:8pt;width:100%;text-align:center;color:#555">'
             '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'

@@ -2,7 +2,116 @@
  * The grading rule is Question.grade in lessons/questions.py, line for line: the same
  * lenient parsing of numbers and shapes, the same tolerance, the mistakes in order.
  * The answer, the mistakes and every message come from Python in the embedded JSON.
+ * On paper a question has no inputs: its print form is built by the first block below.
  */
+
+// On paper (the book's PDF, a chapter page printed from the browser) a question shows its
+// prompt, numbered within its chapter ("Question 4.2"), and a line saying where its
+// answer is; the answers are gathered in "Answers to the questions" at the end of the
+// chapter, each the page's "Show answer" message (messages.revealed in the embedded JSON).
+// question.css hides the inputs and buttons in print and these additions on screen.
+// Defined once per page: the first question registers it for `beforeprint`, and
+// tools/build_pdf.py calls LessonsQuestionPrint.build(document) before it prints.
+(function () {
+  "use strict";
+  if (window.LessonsQuestionPrint) {
+    return;
+  }
+  var HEADING = "Answers to the questions";
+  var TITLE = ":scope > h1, :scope > h2, :scope > h3";
+
+  // The chapter a question belongs to: the outermost <section> whose heading carries a
+  // number (Jupyter Book's <span class="section-number">4. </span>), else the page.
+  function chapterOf(root) {
+    var found = null;
+    for (var node = root.parentElement; node; node = node.parentElement) {
+      var heading = node.tagName === "SECTION" && node.querySelector(TITLE);
+      var mark = heading && heading.querySelector(".section-number");
+      if (mark) {
+        var number = mark.textContent.trim().replace(/\.$/, "");
+        found = { scope: node, number: number, heading: heading };
+      }
+    }
+    var page = root.closest("article, main") || document.body;
+    return found || { scope: page, number: "", heading: null };
+  }
+
+  // An element of the print form; `data-print-only` marks the ones a rebuild removes.
+  function make(tag, className, text, printOnly) {
+    var node = document.createElement(tag);
+    if (className) {
+      node.className = className;
+    }
+    if (printOnly) {
+      node.setAttribute("data-print-only", "");
+    }
+    if (text) {
+      node.textContent = text;
+    }
+    return node;
+  }
+
+  // Number every question, add its print-only label and line, and append one answers
+  // section per chapter. Built afresh on every call; returns the number of questions.
+  function build(doc) {
+    Array.prototype.forEach.call(doc.querySelectorAll("[data-print-only]"), function (node) {
+      node.remove();
+    });
+    var chapters = [];
+    var roots = doc.querySelectorAll("[data-question]");
+    Array.prototype.forEach.call(roots, function (root) {
+      var place = chapterOf(root);
+      var chapter = chapters.filter(function (c) {
+        return c.scope === place.scope;
+      })[0];
+      if (!chapter) {
+        chapter = place;
+        chapter.answers = [];
+        chapters.push(chapter);
+      }
+      var label = (chapter.number ? chapter.number + "." : "") + (chapter.answers.length + 1);
+      var anchor = "lq-answer-" + label.replace(/\./g, "-");
+      var data = JSON.parse(root.querySelector("script[data-question-data]").textContent);
+      chapter.answers.push({ label: label, anchor: anchor, text: data.messages.revealed });
+      root.setAttribute("data-print-number", label);
+      var prompt = root.querySelector(".lq-prompt");
+      var number = make("span", "lq-print lq-number", "Question " + label, true);
+      prompt.insertBefore(number, prompt.firstChild);
+      var line = make("p", "lq-print lq-where", "", true);
+      var link = document.createElement("a");
+      link.href = "#" + anchor;
+      link.textContent = HEADING;
+      line.append("Answer " + label + ": under \u201c", link, "\u201d at the end of this " +
+        (chapter.number ? "chapter." : "page."));
+      // After the choices, where the inputs were: the buttons' place.
+      var actions = root.querySelector(".lq-actions");
+      actions.parentNode.insertBefore(line, actions);
+    });
+    chapters.forEach(function (chapter) {
+      var level = chapter.heading ? Math.min(6, Number(chapter.heading.tagName[1]) + 1) : 2;
+      var section = make("section", "lq-print lq-answers", "", true);
+      section.setAttribute("data-question-answers", chapter.number);
+      section.appendChild(make("h" + level, "lq-answers-title", HEADING));
+      var list = make("dl", "lq-answers-list");
+      chapter.answers.forEach(function (answer) {
+        var term = make("dt", "", answer.label);
+        term.id = answer.anchor;
+        var entry = make("div", "lq-answer");
+        entry.append(term, make("dd", "", answer.text));
+        list.appendChild(entry);
+      });
+      section.appendChild(list);
+      chapter.scope.appendChild(section);
+    });
+    return roots.length;
+  }
+
+  window.LessonsQuestionPrint = { build: build, heading: HEADING };
+  window.addEventListener("beforeprint", function () {
+    build(document);
+  });
+})();
+
 (function (script) {
   "use strict";
   var core = window.LessonsCore;
