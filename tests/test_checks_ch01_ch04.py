@@ -190,16 +190,23 @@ def test_check_split_query_names_what_the_query_does_wrong(answer, expected):
     assert bool(verdict) == (expected == "Correct")
 
 
+@pytest.mark.parametrize(
+    "settings_",
+    [{}, {"share": 0.49, "rest": 0.001}],  # the defaults (ch. 1's text), Exercise 1.2's
+    ids=["defaults", "exercise-1.2"],
+)
 @settings(max_examples=60, deadline=None)
 @given(
     angle=st.floats(0.0, 2 * np.pi, exclude_max=True),
     length=st.floats(0.0, 20.0),
 )
-def test_check_split_query_passes_exactly_the_queries_whose_weights_pass(angle, length):
+def test_check_split_query_passes_exactly_the_queries_whose_weights_pass(settings_, angle, length):
+    share, rest = settings_.get("share", 0.45), settings_.get("rest", 1.0)
     query = length * np.array([np.cos(angle), np.sin(angle)])  # [d_k]
     weights = lessons.softmax(COMPASS @ query)  # [n_k]
-    verdict = lessons.check_split_query(query, COMPASS, (1, 2), names=NAMES)
-    assert bool(verdict) == bool(weights[1] >= 0.45 and weights[2] >= 0.45)
+    verdict = lessons.check_split_query(query, COMPASS, (1, 2), names=NAMES, **settings_)
+    passes = weights[1] >= share and weights[2] >= share and 1 - weights[1] - weights[2] <= rest
+    assert bool(verdict) == bool(passes)
 
 
 @pytest.mark.parametrize(
@@ -256,19 +263,6 @@ def test_the_text_query_with_one_sign_flipped_is_named_too_short_and_says_how_mu
     assert (
         not verdict and f"{left:.4f}" in repr(verdict) and "Make the query longer" in repr(verdict)
     )
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    angle=st.floats(0.0, 2 * np.pi, exclude_max=True),
-    length=st.floats(0.0, 20.0),
-)
-def test_check_split_query_with_rest_passes_exactly_the_queries_whose_weights_pass(angle, length):
-    query = length * np.array([np.cos(angle), np.sin(angle)])  # [d_k]
-    weights = lessons.softmax(COMPASS @ query)  # [n_k]
-    verdict = lessons.check_split_query(query, COMPASS, (1, 2), share=0.49, rest=0.001)
-    passes = weights[1] >= 0.49 and weights[2] >= 0.49 and 1 - weights[1] - weights[2] <= 0.001
-    assert bool(verdict) == bool(passes)
 
 
 @pytest.mark.parametrize("n", [4, 5, 50])  # counts all different (n = 3: 3 pairs = n)
