@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons.lm.model import CharLM, LMConfig  # noqa: E402
+from lessons.lm.run import text_loss  # noqa: E402
 from lessons.lm.text import VOCAB, encode, eval_passages, stdlib_corpus  # noqa: E402
 from lessons.lm.train import lm_loss, make_optimizer, sample_batch, train_step  # noqa: E402
 
@@ -68,30 +69,18 @@ def rounded(model: CharLM) -> tuple[CharLM, dict[str, np.ndarray]]:
     return copy, weights
 
 
-@torch.no_grad()
-def passage_loss(model: CharLM, text: str) -> tuple[float, int]:
-    """Summed next-character loss over ``text`` read in windows of n_ctx, and the count."""
-    ids = torch.from_numpy(encode(text))
-    n_ctx, total, count = model.config.n_ctx, 0.0, 0
-    for s in range(0, len(ids) - 1, n_ctx):
-        window = ids[s : s + n_ctx + 1]
-        logits, _ = model(window[None, :-1])  # [1, m, vocab]
-        total += float(torch.nn.functional.cross_entropy(logits[0], window[1:], reduction="sum"))
-        count += len(window) - 1
-    return total, count
-
-
 def evaluate(model: CharLM, eval_sets: dict, passages: dict[str, str]) -> dict:
     """Train, held-out and validation (the course's passages) losses of ``model``."""
     out = {}
     with torch.no_grad():
         for name, batches in eval_sets.items():
-            out[f"{name}_loss"] = round(
-                float(np.mean([lm_loss(model, x, y) for x, y in batches])), 6
-            )
-    sums = {k: passage_loss(model, v) for k, v in passages.items()}
-    out["val_loss"] = round(sum(s for s, _ in sums.values()) / sum(c for _, c in sums.values()), 6)
-    out["val_loss_by_passage"] = {k: round(s / c, 6) for k, (s, c) in sums.items()}
+            losses = [float(lm_loss(model, x, y)) for x, y in batches]
+            out[f"{name}_loss"] = round(float(np.mean(losses)), 6)
+    by_passage = {k: text_loss(v, model) for k, v in passages.items()}
+    counts = {k: len(v) - 1 for k, v in passages.items()}  # characters predicted
+    pooled = sum(by_passage[k] * counts[k] for k in counts) / sum(counts.values())
+    out["val_loss"] = round(pooled, 6)
+    out["val_loss_by_passage"] = {k: round(v, 6) for k, v in by_passage.items()}
     return out
 
 
