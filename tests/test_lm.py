@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatch
 from importlib import resources
 
 import numpy as np
 import pytest
+import tomllib
 import torch
 import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
+from repo_paths import ROOT
 
 import lessons.lm as lm
 from lessons.lm import detectors
@@ -37,6 +40,14 @@ def test_the_weights_folder_is_under_3_mb_and_holds_only_what_the_manifest_lists
     assert sum(p.stat().st_size for p in files.values()) < 3_000_000
     listed = {e["file"] for e in MANIFEST["checkpoints"]}
     assert {n for n in files if n.endswith(".npz")} == listed
+
+
+def test_pip_install_ships_every_file_of_the_weights_folder():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "lessons.lm" in pyproject["tool"]["setuptools"]["packages"]
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["lessons"]
+    for path in (ROOT / "lessons" / "lm_weights").iterdir():
+        assert any(fnmatch(f"lm_weights/{path.name}", p) for p in patterns), path.name
 
 
 def test_checkpoints_are_stored_in_float16_with_the_parameter_count_of_the_manifest():
