@@ -114,6 +114,30 @@ def test_the_manifest_states_the_data_and_its_augmentation():
     assert MANIFEST["vocab"] == lm.VOCAB
 
 
+def test_the_last_checkpoint_has_an_induction_head_that_makes_repeats_cheap():
+    """What chapter 12 reads from the shipped weights: a layer-1 induction head that needs layer 0."""
+    model = lm.load(STEPS[-1])
+    scores = lm.head_scores(model)
+    score, layer, head = lm.best_head(scores["induction"])
+    assert layer == 1 and score >= lm.INDUCTION_THRESHOLD
+    assert lm.best_head(lm.head_scores(lm.load(STEPS[0]))["induction"])[0] < 0.05
+    text = lm.eval_passages()["repeat"]
+    half = len(text) // 2
+
+    def copies(blocked=None):
+        losses = lm.token_losses(text, model, blocked=blocked)
+        return losses[: half - 1].mean(), losses[half:].mean()  # first copy, second copy
+
+    first, second = copies()
+    assert second < first - 1.0  # the second copy is far cheaper ...
+    first, second = copies({(layer, head)})
+    assert second > first - 0.5  # ... until the induction head is blocked
+    layer0 = {(0, h) for h in range(model.config.num_heads)}
+    repeated = lm.induction_text(40)
+    blocked = lm.forward(repeated, model, blocked=layer0)["attention"][layer, head]
+    assert lm.induction_score(blocked, 40) < 0.1  # layer 0 builds the pattern it follows
+
+
 # --- the model -----------------------------------------------------------------------------
 
 
