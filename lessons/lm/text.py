@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import sysconfig
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -52,7 +53,7 @@ def encode(text: str) -> np.ndarray:
     return np.fromiter((_INDEX[ch] for ch in text), dtype=np.int64, count=len(text))
 
 
-def decode(ids) -> str:
+def decode(ids: Sequence[int] | np.ndarray) -> str:
     """The text of the ids ``[n]`` (chapter 12).
 
     Raises:
