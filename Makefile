@@ -22,7 +22,7 @@ TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help book test nbval colab-check execute lint serve lab notebooks clean pdf compat repository
+.PHONY: help book test nbval colab-check execute lint serve lab notebooks clean pdf compat repository weights
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -86,6 +86,10 @@ pdf: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## the whole book as one PDF in _buil
 
 compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
 	$(BIN)/python tools/compat.py
+
+# Chapter 12's checkpoints: 8000 steps, 40 to 70 minutes on 2 shared CPU cores (one thread), deterministic from the seed.
+weights: $(STAMP)  ## retrain chapter 12's language model and rewrite lessons/lm_weights/
+	$(BIN)/python tools/train_lm.py
 
 repository:  ## point the book at a fork: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]
 	@test -n "$(URL)" || { echo "usage: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]"; exit 2; }
