@@ -192,7 +192,11 @@ def split(nb: nbformat.NotebookNode, chapter: str) -> tuple[nbformat.NotebookNod
     drop_lines: dict[int, set[int]] = {}
     for exercise in exercises:
         for index, block in exercise.dropdowns:
-            drop_lines.setdefault(index, set()).update(range(block.start, block.end + 1))
+            lines = nb.cells[index].source.split("\n")
+            end = block.end
+            if end + 1 < len(lines) and not lines[end + 1].strip():
+                end += 1  # the blank line after the block goes with it
+            drop_lines.setdefault(index, set()).update(range(block.start, end + 1))
     student = copy.deepcopy(solutions)
     student.cells = []
     for index, cell in enumerate(solutions.cells):
@@ -201,7 +205,7 @@ def split(nb: nbformat.NotebookNode, chapter: str) -> tuple[nbformat.NotebookNod
         cell = copy.deepcopy(cell)
         if index in drop_lines:
             lines = [x for n, x in enumerate(cell.source.split("\n")) if n not in drop_lines[index]]
-            cell.source = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+            cell.source = "\n".join(lines).strip("\n")
             if not cell.source.strip():
                 continue
         student.cells.append(cell)
