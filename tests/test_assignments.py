@@ -269,3 +269,14 @@ def test_make_assignments_runs_the_tool():
     assert re.search(r"^\.PHONY:.*\bassignments\b", makefile, re.M)
     assert re.search(r"^assignments:.*## ", makefile, re.M)
     assert "$(BIN)/python tools/assignments.py" in makefile
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_every_exercise_heading_is_an_exercise_with_a_solution(path, out):
+    source = _load(path)
+    headings = re.findall(r"^### (Exercise\b.*)$", "\n".join(c.source for c in source.cells), re.M)
+    exercises = assignments.find_exercises(source, path.name)
+    assert [e.title for e in exercises] == [h.strip() for h in headings]
+    assert all(e.solution_cells or e.dropdowns for e in exercises)
+    student = _text(_load(out / "student" / path.name))
+    assert all(f"### {h.strip()}" in student for h in headings), "an exercise statement is lost"
