@@ -22,7 +22,7 @@ TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help book test nbval colab-check execute lint serve lab notebooks clean pdf compat repository weights
+.PHONY: help book test nbval colab-check execute lint serve lab notebooks assignments clean pdf compat repository weights
 
 help:  ## list the commands
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -66,6 +66,10 @@ colab-check: $(STAMP)  ## slow: run every notebook in a fresh venv holding only 
 # Plain-Jupyter copies of the notebooks, for Colab, Binder and JupyterLab (no kernel runs).
 notebooks: $(STAMP)  ## write the reader notebooks (MyST turned into plain Markdown) into _build/notebooks
 	$(BIN)/python tools/reader_notebooks.py
+
+# For a class: each chapter without its exercises' solutions, and the teacher's copy with them.
+assignments: $(STAMP)  ## write student notebooks (no solutions) and their solutions into _build/assignments
+	$(BIN)/python tools/assignments.py
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
 	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)
