@@ -25,7 +25,7 @@ LAB_ARGS ?=
 .PHONY: help book test nbval colab-check execute lint serve lab notebooks assignments clean pdf compat repository weights
 
 help:  ## list the commands
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
