@@ -24,9 +24,10 @@ from lessons.lm.widget import DEFAULT_STEPS
 
 try:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # the browser fixture (tests/conftest.py) then skips or fails, as set
-    By = WebDriverWait = None
+    By = Keys = WebDriverWait = None
 
 TOLERANCE = 1e-4
 MAX_BYTES = 4_000_000
@@ -104,8 +105,10 @@ def page(standalone_page, html) -> str:
 def root(browser, page):
     browser.get(page)
     WebDriverWait(browser, 30).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")
-        == "true"
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")
+            == "true"
+        )
     )
     return browser.find_element(By.CSS_SELECTOR, "[data-lm-widget]")
 
@@ -150,6 +153,7 @@ def test_page_updates(browser, root):
     assert root.get_attribute("data-position") == "5"
     cells = root.find_elements(By.CSS_SELECTOR, '[data-layer="1"] td[data-cell]')
     assert len(cells) == 4 * 6  # 4 heads, keys 0 .. 5
+    assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-most] li")) == 2 * 4
     want = lm.forward(lm.widget().text, DEFAULT_STEPS[-1])
     probs = np.exp(want["logits"][5] - want["logits"][5].max())
     probs /= probs.sum()
@@ -158,8 +162,6 @@ def test_page_updates(browser, root):
     assert first.get_attribute("data-guess") == best
     assert abs(float(first.get_attribute("data-probability")) - probs.max()) < 1e-3
     # arrow keys move the position
-    from selenium.webdriver.common.keys import Keys
-
     buttons[5].send_keys(Keys.ARROW_RIGHT)
     assert root.get_attribute("data-position") == "6"
     # the slider shows another step

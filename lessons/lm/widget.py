@@ -60,7 +60,7 @@ class LMWidget:
         )
         last = len(self.steps) - 1
         body = (
-            "<label class=\"llm-label\">Text (up to {n} characters of the model's vocabulary: "
+            '<label class="llm-label">Text (up to {n} characters of the model\'s vocabulary: '
             "the newline and printable ASCII)"
             '<textarea class="llm-text" data-lm-text="" rows="3" maxlength="{n}" '
             'spellcheck="false">{text}</textarea></label>'

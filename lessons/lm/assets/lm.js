@@ -214,6 +214,7 @@
   var strip = root.querySelector("[data-lm-positions]");
   var view = root.querySelector("[data-lm-view]");
   var state = { text: "", position: 0, result: null };
+  var COMPACT = 24; // beyond this many keys a head's row is a heat strip without numbers
 
   // How a character reads on a button or a column label.
   function shown(ch) {
@@ -254,7 +255,37 @@
         columns: columns,
         digits: 2,
       });
-      parts.push(core.element("div", { class: "llm-layer", "data-layer": layer }, [table]));
+      var compact = i + 1 > COMPACT;
+      if (compact) {
+        table.classList.add("llm-compact");
+      }
+      Array.prototype.forEach.call(table.querySelectorAll("td[data-cell]"), function (cell) {
+        var hj = cell.getAttribute("data-cell").split(",");
+        cell.title =
+          "head " + hj[0] + ", j = " + hj[1] + " " + JSON.stringify(state.text[Number(hj[1])]) +
+          ": " + Number(cell.getAttribute("data-value")).toFixed(4);
+      });
+      // The three positions each head reads most, as text (the strip is a picture).
+      var most = values.map(function (row, head) {
+        var best = row
+          .map(function (v, j) {
+            return [v, j];
+          })
+          .sort(function (a, b) {
+            return b[0] - a[0] || a[1] - b[1];
+          })
+          .slice(0, 3)
+          .map(function (pair) {
+            return "j = " + pair[1] + " " + JSON.stringify(state.text[pair[1]]) + " " + pair[0].toFixed(2);
+          });
+        return core.element("li", { "data-head": head, text: "head " + head + ": " + best.join(", ") });
+      });
+      parts.push(
+        core.element("div", { class: "llm-layer", "data-layer": layer }, [
+          table,
+          core.element("ul", { class: "llm-most", "data-lm-most": layer }, most),
+        ])
+      );
     });
     var logits = result.logits[i];
     var max = Math.max.apply(null, logits);
