@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..widgets import asset, embed_json
-from .checkpoints import _weights, checkpoints, manifest
+from .checkpoints import checkpoints, load, manifest
 from .text import VOCAB, encode
 
 __all__ = ["DEFAULT_STEPS", "DEFAULT_TEXT", "LMWidget", "widget"]
@@ -39,7 +39,11 @@ DEFAULT_TEXT = "def scores(query, keys):\n    return query @ keys.T\n" * 2
 
 
 def _tensor(array: np.ndarray) -> dict[str, Any]:
-    """One float16 tensor as its shape and the base64 of its little-endian bytes."""
+    """One tensor as its shape and the base64 of its little-endian float16 bytes.
+
+    The stored checkpoints are float16 and ``load`` widens them to float32, so
+    narrowing back to float16 is exact: the page holds the stored numbers.
+    """
     raw = np.ascontiguousarray(array, dtype="<f2").tobytes()
     return {"shape": list(array.shape), "b64": base64.b64encode(raw).decode("ascii")}
 
@@ -125,7 +129,9 @@ def widget(text: str = DEFAULT_TEXT, steps: Sequence[int] = DEFAULT_STEPS) -> LM
             {
                 "step": step,
                 "val_loss": round(float(losses[step]), 4),
-                "tensors": {name: _tensor(a) for name, a in sorted(_weights(step).items())},
+                "tensors": {
+                    name: _tensor(t.numpy()) for name, t in sorted(load(step).state_dict().items())
+                },
             }
             for step in chosen
         ],
