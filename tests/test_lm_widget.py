@@ -17,6 +17,7 @@ import re
 
 import numpy as np
 import pytest
+import tomllib
 from test_stored_precision import full_precision
 
 import lessons.lm as lm
@@ -71,6 +72,19 @@ def test_steps_are_checked():
         lm.widget(steps=[])
     small = lm.widget(steps=[8000])._repr_html_()
     assert len(small.encode()) < 600_000
+
+
+def test_assets_ship_as_package_data():
+    from fnmatch import fnmatch
+
+    from repo_paths import ROOT
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["lessons"]
+    folder = ROOT / "lessons" / "lm" / "assets"
+    for name in ("lm.js", "lm.css"):
+        assert any(fnmatch(f"lm/assets/{name}", p) for p in patterns), name
+        assert (folder / name).exists()
 
 
 def test_text_outside_vocabulary_is_named():
@@ -190,4 +204,21 @@ def test_outside_vocabulary_message(browser, root):
     assert root.get_attribute("data-lm-state") == "ok"
     assert message.text == ""
     assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")) == 5
+    assert severe(browser) == []
+
+
+def test_initial_text_kept_exactly(browser, standalone_page):
+    text = "\n  x = 1\n  x = 1\n"
+    browser.get(standalone_page(lm.widget(text=text, steps=[8000])._repr_html_(), "Initial text"))
+    WebDriverWait(browser, 30).until(
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")
+            == "true"
+        )
+    )
+    root = browser.find_element(By.CSS_SELECTOR, "[data-lm-widget]")
+    box = root.find_element(By.CSS_SELECTOR, "[data-lm-text]")
+    assert browser.execute_script("return arguments[0].value;", box) == text
+    assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")) == len(text)
+    assert root.get_attribute("data-checkpoint") == "8000"
     assert severe(browser) == []

@@ -63,11 +63,13 @@ class LMWidget:
             "notebook.</p>"
         )
         last = len(self.steps) - 1
+        # The newline right after <textarea> is dropped by the HTML parser, so a text
+        # that starts with a newline keeps it.
         body = (
             '<label class="llm-label">Text (up to {n} characters of the model\'s vocabulary: '
             "the newline and printable ASCII)"
             '<textarea class="llm-text" data-lm-text="" rows="3" maxlength="{n}" '
-            'spellcheck="false">{text}</textarea></label>'
+            'spellcheck="false">\n{text}</textarea></label>'
             '<p class="llm-message" data-lm-message="" role="alert"></p>'
             '<label class="llm-label">Training step <output data-lm-step-label="">{step}</output>'
             '<input type="range" class="llm-slider" data-lm-step="" min="0" max="{last}" '
