@@ -3,7 +3,8 @@
 ``checkpoints()`` lists the stored training steps; ``load(step)`` gives the model;
 ``forward(text, step)`` its attention ``[layer][head][n][n]`` and logits ``[n][vocab]``;
 ``encode`` / ``decode`` turn text into ids and back; ``lessons.lm.detectors`` holds the
-head detectors as formulas, ``head_scores`` applies them to every head. The weights
+head detectors as formulas, ``head_scores`` applies them to every head;
+``widget`` shows the model in the page (a JavaScript forward pass, no kernel). The weights
 ship in ``lessons/lm_weights/`` and were made by ``tools/train_lm.py``.
 """
 
@@ -25,12 +26,14 @@ from .heads import best_head, head_scores
 from .model import CharLM, LMConfig
 from .run import forward, text_loss, token_losses
 from .text import VOCAB, decode, encode, eval_passages, stdlib_corpus
+from .widget import LMWidget, widget
 
 __all__ = [
     "INDUCTION_THRESHOLD",
     "VOCAB",
     "CharLM",
     "LMConfig",
+    "LMWidget",
     "best_head",
     "checkpoints",
     "copying_score",
@@ -53,4 +56,5 @@ __all__ = [
     "stdlib_corpus",
     "text_loss",
     "token_losses",
+    "widget",
 ]

@@ -1,0 +1,141 @@
+"""Chapter 12's model in the page: type text, pick a position, see every head and the guess.
+
+``widget(text, steps)`` returns an ``LMWidget``; on the last line of a cell it shows a
+text box (up to ``n_ctx`` characters), one button per character, a slider over the
+embedded training steps, each layer's and head's attention row for the chosen position
+and the model's five likeliest next characters. A forward pass written in JavaScript
+(``lessons/lm/assets/lm.js``) computes them from the float16 weights the page embeds
+(base64 of the raw little-endian bytes, one string per tensor), so it works with no
+kernel and no network: in the book, in Jupyter and in Colab. The page contract is in
+``lessons/lm/assets/README.md``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..widgets import asset, embed_json
+from .checkpoints import checkpoints, load, manifest
+from .text import VOCAB, encode
+
+__all__ = ["DEFAULT_STEPS", "DEFAULT_TEXT", "LMWidget", "widget"]
+
+#: The folder of this widget's script and styles, shipped as package data.
+ASSETS = Path(__file__).resolve().parent / "assets"
+
+#: Four checkpoints spread over training: early, before the layer-1 induction head
+#: forms (1500: its induction score is still about 0.01), while it forms, and the last.
+DEFAULT_STEPS = (300, 1500, 4000, 8000)
+
+#: A line of code read twice: the second copy is where an induction head pays off.
+DEFAULT_TEXT = "def scores(query, keys):\n    return query @ keys.T\n" * 2
+
+
+def _tensor(array: np.ndarray) -> dict[str, Any]:
+    """One tensor as its shape and the base64 of its little-endian float16 bytes.
+
+    The stored checkpoints are float16 and ``load`` widens them to float32, so
+    narrowing back to float16 is exact: the page holds the stored numbers.
+    """
+    raw = np.ascontiguousarray(array, dtype="<f2").tobytes()
+    return {"shape": list(array.shape), "b64": base64.b64encode(raw).decode("ascii")}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LMWidget:
+    """The widget ready to display (make one with ``widget``): its text and its payload."""
+
+    text: str
+    steps: tuple[int, ...]
+    payload: dict[str, Any]
+
+    def _repr_html_(self) -> str:
+        note = (
+            '<p class="lw-note" data-static-note="">This widget runs the model in your '
+            "browser: it needs the script that runs in the book, in Colab and in a trusted "
+            "notebook.</p>"
+        )
+        last = len(self.steps) - 1
+        # The newline right after <textarea> is dropped by the HTML parser, so a text
+        # that starts with a newline keeps it.
+        body = (
+            '<label class="llm-label">Text (up to {n} characters of the model\'s vocabulary: '
+            "the newline and printable ASCII)"
+            '<textarea class="llm-text" data-lm-text="" rows="3" maxlength="{n}" '
+            'spellcheck="false">\n{text}</textarea></label>'
+            '<p class="llm-message" data-lm-message="" role="alert"></p>'
+            '<label class="llm-label">Training step <output data-lm-step-label="">{step}</output>'
+            '<input type="range" class="llm-slider" data-lm-step="" min="0" max="{last}" '
+            'step="1" value="{last}"></label>'
+            '<div class="llm-positions" data-lm-positions="" role="toolbar" '
+            'aria-label="Characters: pick the position to inspect (arrow keys move)"></div>'
+            '<div class="llm-view" data-lm-view="" aria-live="polite"></div>'
+        ).format(
+            n=self.payload["config"]["n_ctx"],
+            text=html.escape(self.text, quote=True),
+            step=self.steps[-1],
+            last=last,
+        )
+        styles = asset("core.css") + (ASSETS / "lm.css").read_text(encoding="utf-8")
+        script = asset("core.js") + "\n" + (ASSETS / "lm.js").read_text(encoding="utf-8")
+        return (
+            '<div class="lw llm" data-lm-widget="" role="group" '
+            'aria-label="Chapter 12 language model: attention and next-character guesses">'
+            f"<style>{styles}</style>{note}{body}"
+            f'<script type="application/json" data-lm-data="">{embed_json(self.payload)}</script>'
+            f"<script>{script}</script></div>"
+        )
+
+    def __repr__(self) -> str:
+        return f"LMWidget(text={self.text!r:.40}, steps={list(self.steps)})"
+
+
+def widget(text: str = DEFAULT_TEXT, steps: Sequence[int] = DEFAULT_STEPS) -> LMWidget:
+    """Chapter 12's model as an in-page widget, at the training ``steps`` it embeds (chapter 12).
+
+    ``text`` (at most ``n_ctx`` characters of ``VOCAB``) is what the box holds at first;
+    the slider starts at the last of ``steps``. Each checkpoint adds about 460 kB of
+    base64 to the page.
+
+    Raises:
+        ValueError: if ``text`` holds a character outside the vocabulary (the message
+            names it), is empty or longer than the context, or a step is not stored,
+            or ``steps`` is empty or repeats a step.
+    """
+    config = manifest()["config"]
+    encode(text)  # names any character outside VOCAB
+    if len(text) > config["n_ctx"]:
+        raise ValueError(
+            f"text has {len(text)} characters; the model reads at most n_ctx={config['n_ctx']}"
+        )
+    stored = checkpoints()
+    chosen = tuple(steps)
+    if not chosen or len(set(chosen)) != len(chosen):
+        raise ValueError(f"steps must be distinct stored checkpoints {stored}; got {chosen}")
+    for step in chosen:
+        if isinstance(step, bool) or not isinstance(step, int | np.integer) or step not in stored:
+            raise ValueError(f"steps must be among the stored checkpoints {stored}; got {step!r}")
+    chosen = tuple(sorted(int(s) for s in chosen))
+    losses = {e["step"]: e["val_loss"] for e in manifest()["checkpoints"]}
+    payload = {
+        "vocab": VOCAB,
+        "config": config,
+        "checkpoints": [
+            {
+                "step": step,
+                "val_loss": round(float(losses[step]), 4),
+                "tensors": {
+                    name: _tensor(t.numpy()) for name, t in sorted(load(step).state_dict().items())
+                },
+            }
+            for step in chosen
+        ],
+    }
+    return LMWidget(text=text, steps=chosen, payload=payload)

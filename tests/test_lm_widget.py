@@ -1,0 +1,224 @@
+"""Chapter 12's in-page language model (lessons.lm.widget): its HTML, and in a browser.
+
+The HTML: the contract's attributes, well under 4 MB, no float at full precision,
+byte-identical on two calls, and a ValueError naming a character outside the
+vocabulary. In headless Chromium (tests/conftest.py's one browser; skipped without
+it): ``root.forward`` agrees with ``lessons.lm.forward`` (PyTorch) to 1e-4 on every
+attention weight and logit, at every embedded checkpoint, for random texts of several
+lengths up to the context and one with a repeated span; typing a character outside the
+vocabulary shows a message naming it; clicking a position or moving the slider updates
+the view; the page logs no error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+import tomllib
+from test_stored_precision import full_precision
+
+import lessons.lm as lm
+from lessons.lm.widget import DEFAULT_STEPS
+
+try:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:  # the browser fixture (tests/conftest.py) then skips or fails, as set
+    By = Keys = WebDriverWait = None
+
+TOLERANCE = 1e-4
+MAX_BYTES = 4_000_000
+
+
+@pytest.fixture(scope="module")
+def html() -> str:
+    return lm.widget()._repr_html_()
+
+
+def test_contract_attributes(html):
+    assert html.startswith('<div class="lw llm" data-lm-widget=""')
+    for needle in ("data-lm-text", "data-lm-step", "data-lm-positions", "data-lm-data"):
+        assert needle in html
+    assert " id=" not in html
+
+
+def test_size_and_embedded_steps(html):
+    size = len(html.encode("utf-8"))
+    assert size < MAX_BYTES / 2, size
+    data = json.loads(re.search(r"data-lm-data=\"\">(.*?)</script>", html).group(1))
+    assert [c["step"] for c in data["checkpoints"]] == list(DEFAULT_STEPS)
+    assert DEFAULT_STEPS[-1] == lm.checkpoints()[-1]
+    assert set(DEFAULT_STEPS) <= set(lm.checkpoints())
+    assert data["vocab"] == lm.VOCAB
+    # base64 of float16 bytes, never lists of floats
+    tensor = data["checkpoints"][0]["tensors"]["embed.weight"]
+    assert tensor["shape"] == [len(lm.VOCAB), 128]
+    assert isinstance(tensor["b64"], str)
+
+
+def test_no_full_precision_and_byte_identical(html):
+    assert full_precision(html) == []
+    assert lm.widget()._repr_html_() == html
+
+
+def test_steps_are_checked():
+    with pytest.raises(ValueError, match="stored checkpoints"):
+        lm.widget(steps=[123])
+    with pytest.raises(ValueError, match="distinct"):
+        lm.widget(steps=[])
+    small = lm.widget(steps=[8000])._repr_html_()
+    assert len(small.encode()) < 600_000
+
+
+def test_assets_ship_as_package_data():
+    from fnmatch import fnmatch
+
+    from repo_paths import ROOT
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["lessons"]
+    folder = ROOT / "lessons" / "lm" / "assets"
+    for name in ("lm.js", "lm.css"):
+        assert any(fnmatch(f"lm/assets/{name}", p) for p in patterns), name
+        assert (folder / name).exists()
+
+
+def test_text_outside_vocabulary_is_named():
+    with pytest.raises(ValueError, match=r"'é' \(U\+00E9\) at index 3"):
+        lm.widget(text="cafée")
+    with pytest.raises(ValueError, match="n_ctx=128"):
+        lm.widget(text="a" * 129)
+
+
+# ---- In the browser ----
+
+
+def texts() -> list[str]:
+    """Random texts from the vocabulary (lengths 1 to 128) and one with a repeated span."""
+    rng = np.random.default_rng(12)
+    out = ["".join(rng.choice(list(lm.VOCAB), size=n)) for n in (1, 7, 40, 128)]
+    span = "".join(rng.choice(list(lm.VOCAB), size=30))
+    out.append(("x = " + span + "\n" + span)[:128])
+    return out
+
+
+def severe(driver) -> list[dict]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+@pytest.fixture(scope="module")
+def page(standalone_page, html) -> str:
+    return standalone_page(html, "Language model widget test")
+
+
+@pytest.fixture
+def root(browser, page):
+    browser.get(page)
+    WebDriverWait(browser, 30).until(
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")
+            == "true"
+        )
+    )
+    return browser.find_element(By.CSS_SELECTOR, "[data-lm-widget]")
+
+
+def test_forward_matches_pytorch(browser, root):
+    worst = {"attention": 0.0, "logits": 0.0}
+    for step in DEFAULT_STEPS:
+        for text in texts():
+            got = browser.execute_script(
+                "return arguments[0].forward(arguments[1], arguments[2]);", root, text, step
+            )
+            want = lm.forward(text, step)
+            for key in worst:
+                diff = float(np.abs(np.asarray(got[key], dtype=np.float64) - want[key]).max())
+                assert diff < TOLERANCE, (key, step, len(text), diff)
+                worst[key] = max(worst[key], diff)
+    print(f"largest |JS - PyTorch|: {worst}")
+    assert severe(browser) == []
+
+
+def test_forward_refuses_bad_input(browser, root):
+    message = browser.execute_script(
+        "try { arguments[0].forward('ab\u00e9', 8000); return null; }"
+        " catch (e) { return e.message; }",
+        root,
+    )
+    assert "U+00E9" in message and "index 2" in message
+    message = browser.execute_script(
+        "try { arguments[0].forward('ab', 123); return null; } catch (e) { return e.message; }",
+        root,
+    )
+    assert "embedded steps" in message
+
+
+def test_page_updates(browser, root):
+    top = root.find_elements(By.CSS_SELECTOR, "[data-lm-top] li")
+    assert len(top) == 5
+    assert root.get_attribute("data-checkpoint") == str(DEFAULT_STEPS[-1])
+    buttons = root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")
+    assert len(buttons) == len(lm.widget().text)
+    buttons[5].click()
+    assert root.get_attribute("data-position") == "5"
+    cells = root.find_elements(By.CSS_SELECTOR, '[data-layer="1"] td[data-cell]')
+    assert len(cells) == 4 * 6  # 4 heads, keys 0 .. 5
+    assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-most] li")) == 2 * 4
+    want = lm.forward(lm.widget().text, DEFAULT_STEPS[-1])
+    probs = np.exp(want["logits"][5] - want["logits"][5].max())
+    probs /= probs.sum()
+    best = lm.VOCAB[int(probs.argmax())]
+    first = root.find_element(By.CSS_SELECTOR, "[data-lm-top] li")
+    assert first.get_attribute("data-guess") == best
+    assert abs(float(first.get_attribute("data-probability")) - probs.max()) < 1e-3
+    # arrow keys move the position
+    buttons[5].send_keys(Keys.ARROW_RIGHT)
+    assert root.get_attribute("data-position") == "6"
+    # the slider shows another step
+    browser.execute_script(
+        "const s = arguments[0].querySelector('[data-lm-step]'); s.value = 0;"
+        " s.dispatchEvent(new Event('input', {bubbles: true}));",
+        root,
+    )
+    assert root.get_attribute("data-checkpoint") == str(DEFAULT_STEPS[0])
+    assert root.get_attribute("data-position") == "6"
+    assert severe(browser) == []
+
+
+def test_outside_vocabulary_message(browser, root):
+    box = root.find_element(By.CSS_SELECTOR, "[data-lm-text]")
+    message = root.find_element(By.CSS_SELECTOR, "[data-lm-message]")
+    assert message.text == ""
+    box.send_keys("é")
+    assert root.get_attribute("data-lm-state") == "invalid"
+    assert "é" in message.text and "U+00E9" in message.text
+    assert "vocabulary" in message.text
+    assert root.find_elements(By.CSS_SELECTOR, "[data-lm-top] li") == []
+    browser.execute_script(
+        "const b = arguments[0]; b.value = 'hello'; b.dispatchEvent(new Event('input'));", box
+    )
+    assert root.get_attribute("data-lm-state") == "ok"
+    assert message.text == ""
+    assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")) == 5
+    assert severe(browser) == []
+
+
+def test_initial_text_kept_exactly(browser, standalone_page):
+    text = "\n  x = 1\n  x = 1\n"
+    browser.get(standalone_page(lm.widget(text=text, steps=[8000])._repr_html_(), "Initial text"))
+    WebDriverWait(browser, 30).until(
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")
+            == "true"
+        )
+    )
+    root = browser.find_element(By.CSS_SELECTOR, "[data-lm-widget]")
+    box = root.find_element(By.CSS_SELECTOR, "[data-lm-text]")
+    assert browser.execute_script("return arguments[0].value;", box) == text
+    assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")) == len(text)
+    assert root.get_attribute("data-checkpoint") == "8000"
+    assert severe(browser) == []
