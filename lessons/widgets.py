@@ -86,23 +86,30 @@ def widget_html(
     styles: tuple[str, ...],
     script: str,
     label: str,
+    assets: Path = ASSETS,
 ) -> str:
     """One widget: a root ``<div>`` with ``attributes``, its styles, ``body``, data and script.
 
-    ``styles`` are files of ``question_assets``, inlined in one ``<style>``;
-    ``data`` is embedded in ``<script type="application/json" data_attribute>``;
-    ``script`` (a file of ``question_assets``) runs after ``core.js``, in the same
-    element, so ``document.currentScript.parentElement`` is the root. ``label``
-    names the region for screen readers.
+    ``styles`` are inlined in one ``<style>``: ``core.css`` from ``question_assets``,
+    the others from the widget's own folder ``assets`` (``question_assets`` unless
+    given, as for chapter 12's ``lessons/lm/assets``); ``data`` is embedded in
+    ``<script type="application/json" data_attribute>``; ``script`` (a file of
+    ``assets``) runs after ``core.js``, in the same element, so
+    ``document.currentScript.parentElement`` is the root. ``label`` names the region
+    for screen readers.
     """
     attrs = "".join(
         f' {name}="{html.escape(value, quote=True)}"' for name, value in attributes.items()
     )
+
+    def read(name: str) -> str:  # the shared core.* files, else the widget's own folder
+        return asset(name) if name.startswith("core.") else (assets / name).read_text("utf-8")
+
     return (
         f'<div{attrs} role="group" aria-label="{html.escape(label, quote=True)}">'
-        f"<style>{''.join(asset(name) for name in styles)}</style>"
+        f"<style>{''.join(read(name) for name in styles)}</style>"
         f"{body}"
         f'<script type="application/json" {data_attribute}="">{embed_json(data)}</script>'
-        f"<script>{asset('core.js')}\n{asset(script)}</script>"
+        f"<script>{asset('core.js')}\n{read(script)}</script>"
         "</div>"
     )

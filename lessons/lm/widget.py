@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..widgets import asset, embed_json
+from ..widgets import widget_html
 from .checkpoints import checkpoints, load, manifest
 from .text import VOCAB, encode
 
@@ -83,14 +83,15 @@ class LMWidget:
             step=self.steps[-1],
             last=last,
         )
-        styles = asset("core.css") + (ASSETS / "lm.css").read_text(encoding="utf-8")
-        script = asset("core.js") + "\n" + (ASSETS / "lm.js").read_text(encoding="utf-8")
-        return (
-            '<div class="lw llm" data-lm-widget="" role="group" '
-            'aria-label="Chapter 12 language model: attention and next-character guesses">'
-            f"<style>{styles}</style>{note}{body}"
-            f'<script type="application/json" data-lm-data="">{embed_json(self.payload)}</script>'
-            f"<script>{script}</script></div>"
+        return widget_html(
+            {"class": "lw llm", "data-lm-widget": ""},
+            note + body,
+            self.payload,
+            data_attribute="data-lm-data",
+            styles=("core.css", "lm.css"),
+            script="lm.js",
+            label="Chapter 12 language model: attention and next-character guesses",
+            assets=ASSETS,
         )
 
     def __repr__(self) -> str:
