@@ -21,7 +21,7 @@ import tomllib
 from test_stored_precision import full_precision
 
 import lessons.lm as lm
-from lessons.lm.widget import DEFAULT_STEPS
+from lessons.lm.page import DEFAULT_STEPS
 
 try:
     from selenium.webdriver.common.by import By

@@ -24,9 +24,9 @@ from .detectors import (
 )
 from .heads import best_head, head_scores
 from .model import CharLM, LMConfig
+from .page import LMWidget, widget
 from .run import forward, text_loss, token_losses
 from .text import VOCAB, decode, encode, eval_passages, stdlib_corpus
-from .widget import LMWidget, widget
 
 __all__ = [
     "INDUCTION_THRESHOLD",
