@@ -88,6 +88,14 @@ pdf: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## the whole book as one PDF in _buil
 	$(BIN)/python tools/build_pdf.py
 	CHECK_PDF=1 $(BIN)/python -m pytest -q tests/test_pdf.py
 
+# For a class: one reveal.js deck per chapter, from the cells each chapter tags for slides
+# (CONTRIBUTING.md, "Slides"). reveal.js and MathJax are copied beside the decks: they open
+# from disk or any web server, with nothing fetched from the network.
+.PHONY: slides
+slides: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## write one offline reveal.js deck per chapter into _build/slides
+	@test -f node_modules/reveal.js/dist/reveal.js || npm ci --no-audit --no-fund
+	$(BIN)/python tools/slides.py
+
 compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
 	$(BIN)/python tools/compat.py
 

@@ -1,0 +1,524 @@
+"""Write the slides: one reveal.js deck per chapter, from the cells the chapter tags.
+
+`make slides` runs this. For every chapter `book/NN_*.ipynb` it writes
+`_build/slides/NN_*.html`, a reveal.js deck, and `_build/slides/index.html`, a list of the
+decks. reveal.js (from `node_modules`, as `npm ci` installs it) and MathJax (the book's
+copy in `.mathjax/`, or `node_modules/mathjax`) are copied beside the decks, which load
+them by relative paths: the folder opens from disk (`file://`) or from any web server,
+and nothing is fetched from the network.
+
+A deck holds only the cells the chapter tags (CONTRIBUTING.md, "Slides"):
+
+- `slide`: the cell starts a new slide and shows as written;
+- `slide-outline`: the cell starts a new slide and shows its headings, lists, display
+  math and boxes (admonitions), without its prose paragraphs;
+- `slide-fragment`: the cell joins the slide above, appearing on the next key press.
+
+A Markdown cell is rendered from MyST as the reader notebooks render it
+(`tools/reader_notebooks.py`, imported): glued values written in from the stored glue
+records (a sentence whose value is missing is dropped), terms and citations as plain
+text (no links leave the deck), admonitions as plain boxes, dropdowns left out (they hold
+solutions and answers). A code cell shows its stored figures (PNG or SVG, embedded, with
+the cell's caption and alt text), the prompt of an in-page question (never its answer),
+or else its printed text; never its code. A slide without a heading of its own is titled
+by the section it sits in. A tagged solution (a `# Solution` cell, or one tagged
+`hide-cell`) is an error: slides never show a solution.
+
+Usage: python tools/slides.py [--out DIR] [NOTEBOOK ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reader_notebooks as rn  # noqa: E402
+
+ROOT = rn.ROOT
+OUT = ROOT / "_build" / "slides"
+SLIDE, OUTLINE, FRAGMENT = "slide", "slide-outline", "slide-fragment"
+TAGS = (SLIDE, OUTLINE, FRAGMENT)
+REVEAL = ROOT / "node_modules" / "reveal.js" / "dist"
+REVEAL_FILES = ("reveal.js", "reveal.css", "theme/white.css")
+MATHJAX_DIRS = (
+    ROOT / ".mathjax" / "_static" / "mathjax",
+    ROOT / "node_modules" / "mathjax" / "es5",
+)
+MATHJAX_FILES = ("tex-mml-chtml.js", "output/chtml/fonts")
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+MISSING = "\u2063missing-glue\u2063"  # stands for a glued value the notebook does not hold
+PLACEHOLDER = "\u2063box{}\u2063"
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    """Every chapter notebook, `book/NN_*.ipynb`, in order."""
+    return sorted((root / "book").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _markdown_it() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    dollarmath_plugin(md, allow_space=True, allow_digits=True, double_inline=True)
+    # MathJax reads \( \) and \[ \]: no `$` survives in the HTML (an untypeset `$$` would show).
+    md.add_render_rule(
+        "math_inline", lambda self, tokens, idx, options, env: _tex(tokens[idx].content, False)
+    )
+    md.add_render_rule(
+        "math_inline_double",
+        lambda self, tokens, idx, options, env: _tex(tokens[idx].content, True),
+    )
+    md.add_render_rule(
+        "math_block",
+        lambda self, tokens, idx, options, env: _tex(tokens[idx].content, True) + "\n",
+    )
+    md.add_render_rule(
+        "math_block_label",
+        lambda self, tokens, idx, options, env: _tex(tokens[idx].content, True) + "\n",
+    )
+    return md
+
+
+def _tex(content: str, display: bool) -> str:
+    tex = html.escape(content.strip(), quote=False)
+    return f'<div class="math">\\[{tex}\\]</div>' if display else f"\\({tex}\\)"
+
+
+MD = _markdown_it()
+
+
+class SlideText(rn.Page):
+    """MyST to Markdown for a slide: plain-text terms and citations, no dropdowns."""
+
+    def __init__(self, book: rn.Book, page: str, glue: dict) -> None:
+        super().__init__(book, page, glue)
+        self.boxes: list[str] = []
+        self.outline = False  # an outline (`slide-outline`) keeps no prose paragraph
+
+    def role(self, name: str, content: str) -> str:
+        if name.startswith("glue"):
+            key = content.rsplit(":", 1)[0] if name == "glue:text" else content
+            return super().role(name, content) if key in self.glue else MISSING
+        if name == "term":
+            text, target = rn._text_and_target(content)
+            return text or target
+        if name in ("doc", "ref", "numref"):
+            text, target = rn._text_and_target(content)
+            return text or self.book.labels.get(target, ("", target.split("/")[-1]))[1]
+        return super().role(name, content)  # citations: their links are dropped when rendered
+
+    def link(self, target: str) -> str:
+        return ""  # links are dropped after rendering: a deck leads nowhere else
+
+    def directive(self, name: str, argument: str, body: list[str]) -> str:
+        while body and re.match(r"^:[\w-]+:", body[0]):
+            option = body.pop(0)
+            if option.startswith(":class:") and "dropdown" in option:
+                return ""
+        if name == "dropdown":
+            return ""  # a solution, an answer, or a prediction's reveal: never on a slide
+        if name in ("math", "equation"):
+            return "$$\n" + "\n".join(body).strip() + "\n$$"
+        if name == "admonition" or name in rn.ALERTS:
+            title = self.inline(argument) if name == "admonition" else name.title()
+            if name != "admonition" and argument:
+                body = [argument, "", *body]
+            content = _render(self.markdown("\n".join(body).strip("\n")), self.outline)
+            if not content.strip():
+                return ""  # a box of prose, in an outline
+            self.boxes.append(
+                f'<div class="box"><p class="box-title">{_inline(title)}</p>{content}</div>'
+            )
+            return PLACEHOLDER.format(len(self.boxes) - 1)
+        return ""  # other directives (figures, tables of contents): left out
+
+
+def _drop_missing(markdown: str) -> str:
+    """Drop each sentence that quotes a glued value the notebook does not hold."""
+    if MISSING not in markdown:
+        return markdown
+    # Sentences end at . ! or ? before white space (a decimal point does not end one).
+    parts = re.split(r"((?<=[.!?])\s+|\n\s*\n)", markdown) + [""]
+    kept = []
+    for sentence, gap in zip(parts[::2], parts[1::2], strict=True):
+        if MISSING not in sentence:
+            kept.append(sentence + gap)
+        elif "\n" in gap:
+            kept.append(gap)  # the line break keeps the lines around it apart
+    return "".join(kept)
+
+
+def _render(markdown: str, outline: bool = False) -> str:
+    tokens = MD.parse(markdown)
+    if outline:
+        kept, group, depth = [], [], 0
+        for token in tokens:
+            group.append(token)
+            depth += token.nesting
+            if depth == 0:
+                first = group[0]
+                is_box = first.type == "paragraph_open" and re.fullmatch(
+                    PLACEHOLDER.replace("{}", r"\d+"), group[1].content.strip()
+                )
+                loose = first.type.endswith("list_open") and any(
+                    t.type == "paragraph_open" and not t.hidden for t in group
+                )
+                if (first.type != "paragraph_open" or is_box) and not loose:
+                    kept.extend(group)
+                group = []
+        tokens = kept
+    out = MD.renderer.render(tokens, MD.options, {})
+    return re.sub(r"</?a\b[^>]*>", "", out)  # no link leaves the deck
+
+
+def _inline(markdown: str) -> str:
+    return re.sub(r"</?a\b[^>]*>", "", MD.renderInline(markdown))
+
+
+@dataclass
+class Slide:
+    """One `<section>`: its title (a heading) and its parts, each maybe a fragment."""
+
+    title: str
+    level: int  # 1 for the chapter's title slide, 2 otherwise
+    parts: list[str] = field(default_factory=list)
+    has_heading: bool = False
+
+    def html(self) -> str:
+        body = "".join(self.parts)
+        heading = "" if self.has_heading else f"<h2>{self.title}</h2>"
+        kind = ' class="title-slide"' if self.level == 1 else ""
+        return f"<section{kind}>{heading}{body}</section>"
+
+
+def _is_solution(cell: nbformat.NotebookNode) -> bool:
+    tags = cell.metadata.get("tags", [])
+    return "hide-cell" in tags or (
+        cell.cell_type == "code" and cell.source.lstrip().startswith("# Solution")
+    )
+
+
+def _question(html_text: str) -> str | None:
+    """The prompt of an in-page question (and its choices): never its answer or messages."""
+    prompt = re.search(r'<p class="lq-prompt">(.*?)</p>', html_text, re.S)
+    if prompt is None:
+        return None
+    text = re.sub(r'<span class="lq-tag">.*?</span>\s*', "", prompt.group(1))
+    choices = [
+        re.sub(r"<input[^>]*>\s*", "", c)
+        for c in re.findall(r'<label class="lq-choice">(.*?)</label>', html_text, re.S)
+    ]
+    items = "".join(f"<li>{c}</li>" for c in choices)
+    return (
+        '<div class="question"><p class="question-tag">Predict, then check</p>'
+        f"<p>{text}</p>" + (f'<ol type="A">{items}</ol>' if items else "") + "</div>"
+    )
+
+
+def _code_parts(cell: nbformat.NotebookNode, text: SlideText) -> str:
+    """What a code cell shows on a slide: figures, a question's prompt, or printed text."""
+    mystnb = cell.metadata.get("mystnb", {})
+    alt = mystnb.get("image", {}).get("alt", "")
+    caption = mystnb.get("figure", {}).get("caption", "")
+    figures, questions, printed = [], [], []
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "image/svg+xml" in data or "image/png" in data:
+            mime = "image/svg+xml" if "image/svg+xml" in data else "image/png"
+            value = data[mime]
+            value = "".join(value) if isinstance(value, list) else value
+            payload = (
+                base64.b64encode(value.encode("utf-8")).decode("ascii")
+                if mime == "image/svg+xml"
+                else "".join(value.split())
+            )
+            figures.append(
+                f'<img src="data:{mime};base64,{payload}" alt="{html.escape(alt or caption)}">'
+            )
+        elif "text/html" in data:
+            value = data["text/html"]
+            prompt = _question("".join(value) if isinstance(value, list) else value)
+            if prompt:
+                questions.append(prompt)
+        elif output.get("output_type") == "stream" and output.get("name") == "stdout":
+            value = output["text"]
+            printed.append("".join(value) if isinstance(value, list) else value)
+    parts = questions[:]
+    if figures:
+        figcaption = (
+            f"<figcaption>{_inline(_drop_missing(text.inline(caption)))}</figcaption>"
+            if caption
+            else ""
+        )
+        parts.append(f"<figure>{''.join(figures)}{figcaption}</figure>")
+    if not parts and printed:
+        parts.append(f"<pre>{html.escape(''.join(printed).rstrip())}</pre>")
+    return "".join(parts)
+
+
+@dataclass
+class Deck:
+    """One chapter's deck: its number, title and slides."""
+
+    number: int
+    name: str  # "04_scaled_dot_product_attention"
+    title: str
+    slides: list[Slide]
+
+
+def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> Deck:
+    """The slides of one chapter notebook, from its tagged cells."""
+    nb = nbformat.read(path, as_version=4)
+    page = (
+        path.relative_to(root).with_suffix("").as_posix()
+        if path.is_relative_to(root)
+        else f"book/{path.stem}"
+    )
+    text = SlideText(book or rn.Book.load(root), page, rn.glue_records(nb))
+    number = int(path.name[:2])
+    title, section = path.stem, path.stem
+    slides: list[Slide] = []
+    for index, cell in enumerate(nb.cells):
+        headings = (
+            [HEADING.match(line) for line in cell.source.split("\n")]
+            if cell.cell_type == "markdown"
+            else []
+        )
+        headings = [h for h in headings if h]
+        tags = [t for t in cell.metadata.get("tags", []) if t in TAGS]
+        if tags:
+            if len(tags) > 1:
+                raise ValueError(f"{path.name}: cell {index} has more than one slide tag {tags}")
+            if _is_solution(cell):
+                raise ValueError(
+                    f"{path.name}: cell {index} is an exercise's solution: it may not be "
+                    f"tagged {tags[0]} (slides never show a solution)"
+                )
+            if cell.cell_type == "markdown":
+                text.boxes, text.outline = [], tags[0] == OUTLINE
+                markdown = _drop_missing(text.markdown(cell.source))
+                content = _render(markdown, outline=tags[0] == OUTLINE)
+                for k, box in reversed(list(enumerate(text.boxes))):  # outer boxes first
+                    content = content.replace(f"<p>{PLACEHOLDER.format(k)}</p>", box)
+                    content = content.replace(PLACEHOLDER.format(k), box)
+            else:
+                content = _code_parts(cell, text)
+            if not content.strip():
+                raise ValueError(f"{path.name}: cell {index} is tagged {tags[0]} but shows nothing")
+            if tags[0] == FRAGMENT:
+                if not slides:
+                    raise ValueError(f"{path.name}: cell {index} is a fragment before any slide")
+                slides[-1].parts.append(f'<div class="fragment">{content}</div>')
+            else:
+                top = headings[0] if headings else None
+                level = 1 if top and len(top.group(1)) == 1 else 2
+                own = bool(re.match(r"\s*<h[1-6]", content))  # the cell opens with a heading
+                if level == 1:
+                    content = f'<p class="chapter">Chapter {number}</p>{content}'
+                slides.append(Slide(section, level, [content], has_heading=own))
+        for heading in headings:
+            if len(heading.group(1)) == 1:
+                title = _drop_missing(text.inline(heading.group(2)))
+            if len(heading.group(1)) <= 3:
+                section = _inline(_drop_missing(text.inline(heading.group(2))))
+    return Deck(number, path.stem, _plain(_inline(title)), slides)
+
+
+def _plain(fragment: str) -> str:
+    """The text of an HTML fragment (for a page title), math delimiters kept out."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", fragment))
+    return re.sub(r"\\[()]", "", text)
+
+
+STYLE = """
+.reveal { font-size: 30px; }
+.reveal h1 { font-size: 2.1em; }
+.reveal h2 { font-size: 1.35em; margin-bottom: 0.5em; }
+.reveal h3 { font-size: 1.1em; }
+.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
+.reveal .slides section { text-align: left; }
+.reveal .slides section.title-slide { text-align: center; }
+.reveal .title-slide .box { text-align: left; }
+.reveal p, .reveal li { line-height: 1.3; }
+.reveal ul, .reveal ol { margin-left: 1em; }
+.reveal .chapter { color: #555; font-size: 0.8em; text-transform: uppercase; letter-spacing: 0.1em; }
+.reveal .box { border-left: 6px solid #009e73; background: #f2f8f5; padding: 0.4em 0.8em;
+  margin: 0.5em 0; font-size: 0.8em; }
+.reveal .box-title { font-weight: bold; margin: 0.2em 0; }
+.reveal .question { border-left: 6px solid #0072b2; background: #eef4fa; padding: 0.5em 0.9em; }
+.reveal .question-tag { color: #0072b2; font-weight: bold; font-size: 0.8em; margin: 0; }
+.reveal figure { margin: 0; text-align: center; }
+.reveal figure img { max-height: 540px; max-width: 100%; margin: 0; }
+.reveal figcaption { font-size: 0.6em; color: #333; text-align: left; margin-top: 0.3em; }
+.reveal pre { font-size: 0.5em; box-shadow: none; }
+.reveal code { font-size: 0.9em; background: #f3f4f6; padding: 0 0.15em; }
+.reveal .math { font-size: 0.95em; margin: 0.4em 0; }
+"""
+
+# A slide taller than the deck gets a smaller font (at most by 40 %), measured once MathJax
+# has typeset it: reveal.js scales the whole deck to the window, but never one slide.
+FIT_SCRIPT = """
+function fitSlides() {
+  var room = Reveal.getConfig().height * 0.94;
+  document.querySelectorAll(".reveal .slides > section").forEach(function (section) {
+    var display = section.style.display;
+    section.style.display = "block";
+    section.style.fontSize = "";
+    var base = parseFloat(getComputedStyle(section).fontSize);
+    for (var k = 0; k < 4 && section.scrollHeight > room; k++) {
+      var size = parseFloat(getComputedStyle(section).fontSize);
+      var next = Math.max(base * 0.6, size * Math.min(0.95, room / section.scrollHeight));
+      if (next >= size) { break; }
+      section.style.fontSize = next + "px";
+    }
+    section.style.display = display;
+  });
+  Reveal.layout();
+  document.body.setAttribute("data-slides-fitted", "true");
+}
+"""
+
+MATHJAX_CONFIG = """
+window.MathJax = {
+  tex: {inlineMath: [["\\\\(", "\\\\)"]], displayMath: [["\\\\[", "\\\\]"]]},
+  options: {enableMenu: false},
+  startup: {
+    pageReady() {
+      return MathJax.startup.defaultPageReady().then(function () {
+        if (window.Reveal && Reveal.isReady()) { fitSlides(); }
+      });
+    }
+  }
+};
+"""
+
+
+def deck_html(deck: Deck) -> str:
+    """The deck's page: its slides, with reveal.js and MathJax loaded from beside it."""
+    sections = "\n".join(slide.html() for slide in deck.slides)
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(f"{deck.number}. {deck.title}")}: slides</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="reveal/reveal.css">
+<link rel="stylesheet" href="reveal/theme/white.css">
+<style>{STYLE}</style>
+<script>{FIT_SCRIPT}{MATHJAX_CONFIG}</script>
+<script defer src="mathjax/tex-mml-chtml.js"></script>
+</head>
+<body>
+<div class="reveal"><div class="slides">
+{sections}
+</div></div>
+<script src="reveal/reveal.js"></script>
+<script>
+Reveal.initialize({{hash: true, width: 1280, height: 800, margin: 0.04, transition: "none"}})
+  .then(function () {{ if (window.MathJax && MathJax.startup && MathJax.startup.document) {{
+    MathJax.startup.promise.then(fitSlides); }} }});
+</script>
+</body>
+</html>
+"""
+
+
+def index_html(decks: list[Deck]) -> str:
+    """The folder's front page: one link per deck."""
+    items = "\n".join(
+        f'<li><a href="{d.name}.html">{d.number}. {html.escape(d.title)}</a> '
+        f"({len(d.slides)} slides)</li>"
+        for d in decks
+    )
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Self-Attention, Step by Step: slides</title>
+<link rel="icon" href="data:,">
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
+  line-height: 1.5; color: #1f2328; }}
+a {{ color: #0b5394; }}
+</style>
+</head>
+<body>
+<main>
+<h1>Self-Attention, Step by Step: slides</h1>
+<p>One deck per chapter. Arrow keys or space move on, <kbd>Esc</kbd> shows every slide,
+<kbd>F</kbd> goes full screen. The decks work offline: this folder holds everything they load.</p>
+<ol>
+{items}
+</ol>
+</main>
+</body>
+</html>
+"""
+
+
+def copy_assets(out: Path) -> None:
+    """reveal.js and MathJax into `out/reveal/` and `out/mathjax/`; an error says what is missing."""
+    if not all((REVEAL / name).exists() for name in REVEAL_FILES):
+        raise FileNotFoundError(
+            f"reveal.js is not installed in {REVEAL.parent}: run `npm ci` (make slides does)"
+        )
+    mathjax = next((d for d in MATHJAX_DIRS if (d / MATHJAX_FILES[0]).exists()), None)
+    if mathjax is None:
+        raise FileNotFoundError("MathJax is not installed: run `npm ci` (make slides does)")
+    for name in REVEAL_FILES:
+        (out / "reveal" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REVEAL / name, out / "reveal" / name)
+    shutil.rmtree(out / "mathjax", ignore_errors=True)
+    (out / "mathjax" / "output" / "chtml").mkdir(parents=True)
+    shutil.copy2(mathjax / MATHJAX_FILES[0], out / "mathjax" / MATHJAX_FILES[0])
+    shutil.copytree(mathjax / MATHJAX_FILES[1], out / "mathjax" / MATHJAX_FILES[1])
+
+
+def write_all(
+    sources: list[Path], out: Path, root: Path = ROOT, assets: bool = True, log=print
+) -> list[Deck]:
+    """Write a deck per chapter and the index into `out`; with `assets`, copy the libraries."""
+    book = rn.Book.load(root)
+    out.mkdir(parents=True, exist_ok=True)
+    decks = []
+    for path in sources:
+        deck = build_deck(path.resolve(), book, root)
+        if not deck.slides:
+            raise ValueError(f"{path.name}: no cell is tagged for slides ({', '.join(TAGS)})")
+        target = out / f"{deck.name}.html"
+        target.write_text(deck_html(deck), encoding="utf-8")
+        decks.append(deck)
+        log(f"wrote {target} ({len(deck.slides)} slides)")
+    (out / "index.html").write_text(index_html(decks), encoding="utf-8")
+    if assets:
+        copy_assets(out)
+    return decks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
+    parser.add_argument("--out", type=Path, default=OUT, help="default: _build/slides")
+    args = parser.parse_args(argv)
+    try:
+        write_all(args.notebooks or chapters(), args.out.resolve())
+    except (ValueError, FileNotFoundError) as error:
+        print(f"slides: {error}", file=sys.stderr)
+        return 1
+    print(f"The slides are at {args.out.resolve() / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
