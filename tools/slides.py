@@ -355,6 +355,7 @@ STYLE = """
   margin: 0.5em 0; font-size: 0.8em; }
 .reveal .box-title { font-weight: bold; margin: 0.2em 0; }
 .reveal .question { border-left: 6px solid #0072b2; background: #eef4fa; padding: 0.5em 0.9em; }
+.reveal .question ol { list-style-type: upper-alpha; }
 .reveal .question-tag { color: #0072b2; font-weight: bold; font-size: 0.8em; margin: 0; }
 .reveal figure { margin: 0; text-align: center; }
 .reveal figure img { max-height: 540px; max-width: 100%; margin: 0; }
