@@ -6,7 +6,8 @@ of another host, and nothing of an exercise's solution or a question's answer. S
 notebooks written here check the tag scheme's rules. The browser tests open every deck
 from disk (`file://`) and one over a local web server, in the session's chromium
 (tests/conftest.py: every non-local host unreachable), and check that reveal.js started,
-the math is typeset, every slide fits, and no request left the folder.
+the math is typeset, every slide fits, no request left the folder, and axe-core finds no
+serious accessibility problem on the index or on any kind of slide.
 
 reveal.js and MathJax come from `npm ci` (`make book`, `make test` and `make slides` run it):
 where they are missing the browser tests are skipped, or fail with REQUIRE_BROWSER_TESTS=1.
@@ -412,3 +413,61 @@ def test_a_deck_served_over_http_typesets_its_math_and_asks_for_nothing_elsewher
         _Recorder.requests
     )
     assert {path.split("/")[1] for path, _ in _Recorder.requests} >= {"reveal", "mathjax"}
+
+
+KINDS = {
+    "a title slide": 'class="title-slide"',
+    "a figure": "<figure>",
+    "a question": 'class="question"',
+    "display math": 'class="math"',
+    "a box": 'class="box"',
+    "a table": "<table>",
+}
+
+
+def test_no_kind_of_slide_has_a_serious_or_critical_accessibility_violation(
+    browser, built, with_assets, axe_script
+):
+    # The index, then the first slide of each kind (axe checks only what is shown).
+    shown = [("index.html", None)]
+    decks = [d for d in built[1].values() if isinstance(d, slides.Deck)]
+    for marker in KINDS.values():
+        shown += next(
+            (
+                [(f"{d.name}.html", i)]
+                for d in decks
+                for i, s in enumerate(d.slides)
+                if marker in s.html()
+            ),
+            [],
+        )
+    assert len(shown) == len(KINDS) + 1
+    problems = []
+    for name, index in shown:
+        browser.get((with_assets / name).as_uri() + (f"#/{index}" if index is not None else ""))
+        if index is not None:
+            browser.set_script_timeout(20)
+            browser.execute_async_script(WAIT_READY)
+            assert browser.execute_script("return Reveal.getIndices().h") == index
+        browser.execute_script(axe_script)
+        violations = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(r => done("
+            "r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')"
+            ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))"
+        )
+        problems += [f"{name} slide {index}: {v}" for v in violations]
+    assert problems == []
+
+
+def test_make_slides_runs_the_tool_and_the_readme_and_make_help_say_so():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^\.PHONY:.*\bslides\b", makefile, re.M)
+    assert re.search(r"^slides: .*\$\(MATHJAX\)/tex-mml-chtml\.js.*## ", makefile, re.M)
+    assert "$(BIN)/python tools/slides.py" in makefile
+    assert "`make slides`" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "slide-outline" in (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert (
+        "reveal.js"
+        in json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    )
