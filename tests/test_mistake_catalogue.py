@@ -4,7 +4,7 @@ The checks' mistake catalogue feeds the grader's class summary ("12 of 30 studen
 the softmax down the columns ...") and the instructor's guide, so: each check refuses
 to return a name its chapter's ``MISTAKES`` entry does not describe (``catalogued``);
 every name the catalogue describes is returned by at least one input of the check tests
-(run here, watched by an observer); and every description reads as the end of that
+(run here, heard through the checks' audit event); and every description reads as the end of that
 sentence.
 """
 
@@ -25,16 +25,14 @@ from hypothesis import strategies as st
 from repo_paths import ROOT
 
 import lessons
-from lessons.checks import MODULES, catalogue, verdict
+from lessons.checks import MODULES, catalogue
 from lessons.checks.verdict import (
     GENERIC_MISTAKES,
     Verdict,
-    add_observer,
     catalogued,
     generic,
     judge,
     named_mistake,
-    remove_observer,
     right,
     unanswered,
     wrong,
@@ -147,24 +145,31 @@ def test_a_check_that_names_an_uncatalogued_mistake_raises():
     assert check_toy.__name__ == "check_toy" and "Doubles" in check_toy.__doc__
 
 
-def test_observers_hear_every_checks_verdict_once():
-    heard = []
+AUDIT_PROBE = """
+import sys
+heard = []
+sys.addaudithook(lambda event, args: heard.append((args[0], args[1].mistake))
+                 if event == "lessons.check" else None)
+import lessons
+lessons.check_dot_product(..., [1, 2], [3, 4])
+lessons.check_dot_product([3, 8], [1, 2], [3, 4])
+print(heard)
+"""
 
-    def listen(name, verdict_):
-        heard.append((name, verdict_.record()["mistake"]))
 
-    @catalogued({"check_outer": {"squared": "squared it"}})
-    def check_outer(answer):
-        return check_toy(answer, "squared")
-
-    add_observer(listen)
-    try:
-        check_toy(2, "other")
-        check_outer(3)
-    finally:
-        remove_observer(listen)
-    check_toy(3, "other")
-    assert heard == [("check_toy", None), ("check_outer", "squared")]
+def test_every_checks_verdict_raises_the_audit_event_once():
+    # An audit hook cannot be removed, so it listens in a process of its own.
+    result = subprocess.run(
+        [sys.executable, "-c", AUDIT_PROBE],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    heard = result.stdout.strip().splitlines()[-1]
+    assert heard == "[('check_dot_product', None), ('check_dot_product', 'not_summed')]", heard
 
 
 def test_every_check_of_every_chapter_is_catalogued():
@@ -250,17 +255,16 @@ def test_each_checks_mistakes_are_told_apart():
 # --- every catalogued mistake is returned by some input of the check tests ----------------------
 
 RECORDER = """
-import json, os
-from lessons.checks import verdict
+import json, os, sys
 
 SEEN = set()
 
-def _listen(name, v):
-    if v.mistake is not None:
-        SEEN.add((name, v.mistake))
+def _listen(event, args):
+    if event == "lessons.check" and args[1].mistake is not None:
+        SEEN.add((args[0], args[1].mistake))
 
 def pytest_configure(config):
-    verdict.add_observer(_listen)
+    sys.addaudithook(_listen)
 
 def pytest_unconfigure(config):
     with open(os.environ["MISTAKES_SEEN"], "w") as f:
@@ -297,7 +301,3 @@ def test_every_catalogued_mistake_is_produced_by_a_check_test(produced):
     assert not (produced - described), "named but not catalogued"
     missing = sorted(described - produced)
     assert not missing, f"catalogued but no test input in tests/test_checks*.py gives it: {missing}"
-
-
-def test_the_recorder_is_the_verdict_modules_own_hook():
-    assert "add_observer" in verdict.__all__ and "remove_observer" in verdict.__all__

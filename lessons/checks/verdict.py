@@ -30,8 +30,8 @@ catalogue describes):
         return wrong("Multiply x by 2.", "other")  # ✘ Not yet. ...
 
 ``catalogued`` makes the check refuse (``ValueError``) to return a name its catalogue
-entry does not describe, and tells every ``add_observer`` callback what it returned
-(a grader collects verdicts that way). The three marks (✔ ✘ ✏) are written here only,
+entry does not describe, and raises the audit event ``lessons.check`` with the check's
+name and its verdict (``sys.addaudithook``: the catalogue's test collects names that way). The three marks (✔ ✘ ✏) are written here only,
 so every chapter's messages look alike; they are glyphs every text font has.
 """
 
@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
@@ -53,7 +54,6 @@ __all__ = [
     "GENERIC_MISTAKES",
     "TOLERANCE",
     "Verdict",
-    "add_observer",
     "as_float_array",
     "as_whole_number",
     "catalogued",
@@ -62,7 +62,6 @@ __all__ = [
     "is_missing",
     "judge",
     "named_mistake",
-    "remove_observer",
     "right",
     "unanswered",
     "wrong",
@@ -166,32 +165,16 @@ def generic(*names: str) -> dict[str, str]:
     return {name: GENERIC_MISTAKES[name] for name in names}
 
 
-_OBSERVERS: list[Callable[[str, Verdict], Any]] = []
-_depth = [0]  # how many catalogued checks are running: only the outermost one reports
-
 Check = TypeVar("Check", bound=Callable[..., Verdict])
-
-
-def add_observer(callback: Callable[[str, Verdict], Any]) -> None:
-    """Call ``callback(check_name, verdict)`` after every catalogued check returns.
-
-    A grader registers one in the kernel that runs a submission and collects each
-    ``verdict.record()``; a check called by another check reports only once, as the
-    outer one.
-    """
-    _OBSERVERS.append(callback)
-
-
-def remove_observer(callback: Callable[[str, Verdict], Any]) -> None:
-    """Stop calling ``callback`` (registered with ``add_observer``)."""
-    _OBSERVERS.remove(callback)
 
 
 def catalogued(mistakes: Mapping[str, Mapping[str, str]]) -> Callable[[Check], Check]:
     """Decorate a check so it only names mistakes its entry ``mistakes[check name]`` describes.
 
     A wrong verdict whose name the entry lacks raises ``ValueError`` (a bug in the
-    check, which its tests catch); every verdict returned goes to the observers.
+    check, which its tests catch). Every verdict returned raises the audit event
+    ``lessons.check`` with ``(check name, verdict)``: Python's own hook for watching a
+    program, so a test can listen without any state in ``lessons``.
     """
 
     def decorate(check: Check) -> Check:
@@ -201,19 +184,13 @@ def catalogued(mistakes: Mapping[str, Mapping[str, str]]) -> Callable[[Check], C
 
         @functools.wraps(check)
         def checked(*args: Any, **kwargs: Any) -> Verdict:
-            _depth[0] += 1
-            try:
-                verdict = check(*args, **kwargs)
-            finally:
-                _depth[0] -= 1
+            verdict = check(*args, **kwargs)
             if verdict.mistake is not None and verdict.mistake not in known:
                 raise ValueError(
                     f"{check.__name__} named the mistake {verdict.mistake!r}, which its "
                     f"MISTAKES entry does not describe (it knows {sorted(known)})"
                 )
-            if _depth[0] == 0:
-                for callback in list(_OBSERVERS):
-                    callback(check.__name__, verdict)
+            sys.audit("lessons.check", check.__name__, verdict)
             return verdict
 
         checked.mistakes = known  # type: ignore[attr-defined]
