@@ -295,7 +295,7 @@ def _without_check(source: str, check: Check, plan: Plan) -> str:
         plan.edits.append(
             f"the check call was changed to `{ast.get_source_segment(python, first)}`"
             if first is not None
-            else "the check call was removed"
+            else f"the check call `{check.call}` was removed"
         )
     kept = {_dump(s) for s in statements}
     for dump, given in check.givens:
@@ -456,9 +456,22 @@ def _error(cell: nbformat.NotebookNode) -> tuple[str, str] | None:
     return None
 
 
-def _first_line(source: str) -> str:
-    lines = [x for x in source.splitlines() if x.strip() and not x.startswith("# lessons grader")]
-    return lines[0].strip()[:80] if lines else ""
+def _describe(
+    index: int | None,
+    graded: nbformat.NotebookNode,
+    plans: dict[str, Plan],
+    origin: dict[int, int],
+) -> str:
+    """Which cell the graded notebook's cell `index` is, in the student's words."""
+    for exercise, plan in plans.items():
+        if index == plan.answer:
+            return f"the cell of Exercise {exercise} (cell {origin[index] + 1})"
+        if index == plan.verdict:
+            return f"the check of Exercise {exercise}"
+    if index in origin:
+        lines = [x.strip() for x in graded.cells[index].source.splitlines() if x.strip()]
+        return f"cell {origin[index] + 1} (`{lines[0][:60] if lines else ''}`)"
+    return "the grader's set-up (import lessons)"
 
 
 def collect(
@@ -518,9 +531,9 @@ def collect(
             messages.append(str(record.get("message", "")))
         elif fault == "timeout":
             row.verdict = "timeout"
-            running = graded.cells[where].source if where is not None else ""
             messages.append(
-                f"the notebook ran past its {timeout:g} s limit; running: `{_first_line(running)}`"
+                f"the notebook ran past its {timeout:g} s limit, "
+                f"in {_describe(where, graded, plans, origin)}"
             )
         elif fault is not None:
             row.mistakes.append(fault.split(":")[0])
