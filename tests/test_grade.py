@@ -367,6 +367,7 @@ def test_an_edited_check_call_is_found_without_running_anything(student, templat
     assert bool(plan.edits) is edited, plan.edits
     answer, verdict = graded.cells[plan.answer].source, graded.cells[plan.verdict].source
     assert "check_perpendicular_entry(" not in answer  # the student's check call is gone
+    assert answer.startswith("answer = ...\n")  # no answer left from an earlier exercise
     assert "lessons.check_perpendicular_entry(answer, [1, -2, 4], [3, 0, -1], 1)" in verdict
     assert grade.MIME in verdict and "token" in verdict
 

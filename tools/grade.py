@@ -23,9 +23,11 @@ cell for an exercise is the last one that calls its check, or else the last code
 the exercise's heading. The grader runs the submission's code cells in order in a fresh
 kernel (`python3`, a new temporary working folder), with two changes:
 
-- in each exercise cell it removes the student's own check call and, right after the cell,
-  runs the template's check call (the original, even if the student edited theirs) in a
-  cell of its own, which captures the returned `Verdict`'s `record()` and displays it as an
+- in each exercise cell it removes the student's own check call and puts the exercise's
+  placeholders (`answer = ...`) first, so that a cell that never sets its answer is graded
+  unanswered, not with an earlier exercise's answer; right after the cell it runs the
+  template's check call (the original, even if the student edited theirs) in a cell of its
+  own, which captures the returned `Verdict`'s `record()` and displays it as an
   `application/vnd.lessons.verdict+json` output stamped with a random token of this run.
   The verdict is read from there, never from printed text; the check is the one `lessons`
   held before any submitted cell ran, so a redefined `lessons.check_*` cannot fake it;
@@ -116,6 +118,7 @@ class Check:
     call: str  # the template's check call, as written
     call_dump: str  # ... as an AST, to compare with the student's
     givens: list[tuple[str, str]]  # the lines the exercise gives: (AST, source)
+    placeholders: list[str]  # `answer = ...`: reset before the student's cell runs
 
 
 @dataclass
@@ -192,6 +195,11 @@ def load_template(path: Path) -> Template:
                         (_dump(s), ast.get_source_segment(source, s))
                         for s in statements[:-1]
                         if not _is_placeholder(s)
+                    ],
+                    placeholders=[
+                        ast.get_source_segment(source, s)
+                        for s in statements[:-1]
+                        if _is_placeholder(s)
                     ],
                 )
             )
@@ -293,7 +301,7 @@ def _without_check(source: str, check: Check, plan: Plan) -> str:
     if not any(_dump(s) == check.call_dump for s in calls):
         first = calls[-1] if calls else None
         plan.edits.append(
-            f"the check call was changed to `{ast.get_source_segment(python, first)}`"
+            f"the check call was changed to `{ast.get_source_segment(python, first)[:200]}`"
             if first is not None
             else f"the check call `{check.call}` was removed"
         )
@@ -304,6 +312,13 @@ def _without_check(source: str, check: Check, plan: Plan) -> str:
     drop = {n for s in calls for n in range(s.lineno, s.end_lineno + 1)}
     lines = python.split("\n")
     return "\n".join(line for n, line in enumerate(lines, start=1) if n not in drop)
+
+
+def _answer_source(source: str, check: Check, plan: Plan) -> str:
+    """The student's exercise cell as the grader runs it: the exercise's placeholders first
+    (`answer = ...`, so that a cell that never sets its answer is graded unanswered, not with
+    an earlier exercise's answer), then the cell without its check call."""
+    return "\n".join([*check.placeholders, _without_check(source, check, plan)])
 
 
 def _heading_region(nb: nbformat.NotebookNode, ident: str) -> list[int]:
@@ -404,7 +419,7 @@ def build(
         plan = plans[check.exercise]
         plan.answer = len(graded.cells)
         origin[plan.answer] = index
-        graded.cells.append(nbformat.v4.new_code_cell(_without_check(cell.source, check, plan)))
+        graded.cells.append(nbformat.v4.new_code_cell(_answer_source(cell.source, check, plan)))
         plan.verdict = len(graded.cells)
         graded.cells.append(nbformat.v4.new_code_cell(_verdict_source(check, token)))
     return graded, plans, origin
@@ -581,7 +596,16 @@ def grade_one(
             )
         ]
     if not template.checks:
-        return []
+        return [
+            Row(
+                student,
+                template.chapter,
+                "",
+                "error",
+                ["no_checks"],
+                f"chapter {template.chapter} has no self-checked exercise to grade",
+            )
+        ]
     token = secrets.token_hex(8)
     graded, plans, origin = build(nb, template, token)
     fault, where = execute(graded, timeout)
