@@ -52,10 +52,11 @@ Verdicts (`grades.csv` column `verdict`): `right`, `wrong`, `unanswered` (from t
 
 Output, in the submissions folder: `grades.csv` (`student,notebook,exercise,verdict,mistake`,
 `notebook` the chapter's id), `grades.json` (the same rows with each `message`), and
-`summary.md`, also printed: per chapter, the verdicts per exercise and every named mistake
-counted in words from the checks' catalogue (`lessons.checks.catalogue()`): "3 of 30
-students took the softmax down the columns instead of along each row (check_softmax_function,
-Exercise 2.3)". One broken submission never stops the batch.
+`summary.md`, also printed: per chapter, the verdicts per exercise, then every named mistake
+counted in words from the checks' catalogue (`lessons.checks.catalogue()`), the most common
+first: "3 of 30 students normalised down the columns instead of along each row
+(check_softmax_function, Exercise 2.3)"; then the faults above, counted the same way, for the
+teacher to read those notebooks. One broken submission never stops the batch.
 
 What the grader does not stop: code that attacks the kernel itself (patching `lessons`'
 internals, reading the grader's cells) can still fake a verdict. Read the code of a
@@ -629,7 +630,7 @@ def submissions(folder: Path) -> list[tuple[Path, str]]:
 def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) -> str:
     """The class summary in Markdown: verdicts per exercise, then each mistake in words."""
     files = {(r.student, r.notebook) for r in rows}
-    lines = [f"# Grades: {len(files)} notebooks", ""]
+    lines = [f"# Grades: {len(files)} submitted files", ""]
     ungraded = [r for r in rows if not r.notebook]
     if ungraded:
         lines += [f"Not graded ({len(ungraded)}):", ""]
@@ -640,6 +641,7 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
         if not mine:
             continue
         students = len({r.student for r in mine})
+        described = catalogue.get(template.number, {})
         lines += [
             f"## Chapter {template.number}: {template.title} ({students} students)",
             "",
@@ -651,9 +653,8 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
             cells = " | ".join(str(counts[v]) for v in VERDICTS)
             lines.append(f"| {check.exercise} | {check.name} | {cells} |")
         lines.append("")
-        described = catalogue.get(template.number, {})
         counted = Counter((r.exercise, r.check, m) for r in mine for m in r.mistakes if r.check)
-        ordered = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+        ordered = _most_common_first(counted, template, described)
         named = [(key, n) for key, n in ordered if key[2] in described.get(key[1], {})]
         faults = [(key, n) for key, n in ordered if key[2] not in described.get(key[1], {})]
         for heading, group in (
@@ -670,13 +671,28 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _most_common_first(
+    counted: Counter, template: Template, described: dict
+) -> list[tuple[tuple[str, str, str], int]]:
+    """(exercise, check, mistake) counts: most common first, then in the book's order."""
+    exercises = [c.exercise for c in template.checks]
+
+    def order(item: tuple[tuple[str, str, str], int]) -> tuple:
+        (exercise, check, mistake), count = item
+        names = list(described.get(check, {}))  # the catalogue's order, then the rest
+        rank = names.index(mistake) if mistake in names else len(names)
+        return (-count, exercises.index(exercise), rank, mistake)
+
+    return sorted(counted.items(), key=order)
+
+
 def sentence(
     count: int, students: int, mistake: str, check: str, exercise: str, described: dict
 ) -> str:
-    """ "3 of 30 students took ... (check_x, Exercise 2.1)"."""
+    """ "3 of 30 students normalised down the columns ... (check_x, Exercise 2.3)"."""
     words = described.get(mistake) or FAULTS.get(mistake)
     if words is None:
-        words = f"got {mistake}" if mistake[:1].isupper() else f"made the mistake {mistake}"
+        words = f"raised {mistake}" if mistake[:1].isupper() else f"made the mistake {mistake}"
     return f"{count} of {students} students {words} ({check}, Exercise {exercise})"
 
 
