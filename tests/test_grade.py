@@ -356,6 +356,7 @@ def test_a_notebook_is_matched_by_its_metadata_then_by_its_content(student):
         (lambda s: s.replace("[1, -2, 4]", "[1, -2, 2]"), True),
         (lambda s: s.replace("lessons.check_perpendicular_entry", "print"), True),
         (lambda s: s + "\nlessons.check_key_for_scores(answer, Q_ex, wanted)", False),
+        (lambda s: s.replace("\nlessons.check_", "\nx = 'é'; lessons.check_") + "; y = 2", False),
     ],
 )
 def test_an_edited_check_call_is_found_without_running_anything(student, template, change, edited):
@@ -368,6 +369,8 @@ def test_an_edited_check_call_is_found_without_running_anything(student, templat
     answer, verdict = graded.cells[plan.answer].source, graded.cells[plan.verdict].source
     assert "check_perpendicular_entry(" not in answer  # the student's check call is gone
     assert answer.startswith("answer = ...\n")  # no answer left from an earlier exercise
+    if "y = 2" in answer:  # code on the check call's line stays
+        assert "x = 'é'; pass; y = 2" in answer
     assert "lessons.check_perpendicular_entry(answer, [1, -2, 4], [3, 0, -1], 1)" in verdict
     assert grade.MIME in verdict and "token" in verdict
 

@@ -256,7 +256,7 @@ def read_notebook(path: Path) -> nbformat.NotebookNode | None:
 
 
 def match_chapter(nb: nbformat.NotebookNode, templates: dict[str, Template]) -> Template | None:
-    """The chapter of a submission: its metadata's id, or else its content (module docstring)."""
+    """The chapter of a submission: its metadata's id, or else its content (see the docstring)."""
     chapter = nb.metadata.get("lessons", {})
     chapter = chapter.get("chapter") if isinstance(chapter, dict) else None
     if isinstance(chapter, str) and chapter in templates:
@@ -310,9 +310,26 @@ def _without_check(source: str, check: Check, plan: Plan) -> str:
     for dump, given in check.givens:
         if dump not in kept:
             plan.edits.append(f"the given line `{given}` was changed or removed")
-    drop = {n for s in calls for n in range(s.lineno, s.end_lineno + 1)}
-    lines = python.split("\n")
-    return "\n".join(line for n, line in enumerate(lines, start=1) if n not in drop)
+    return _cut(python, calls)
+
+
+def _cut(python: str, statements: list[ast.stmt]) -> str:
+    """`python` with each of `statements` replaced by `pass` (other code on its lines kept)."""
+    lines = python.encode("utf-8").splitlines(keepends=True)  # AST offsets count UTF-8 bytes
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    data = python.encode("utf-8")
+    spans = sorted(
+        (
+            (starts[s.lineno - 1] + s.col_offset, starts[s.end_lineno - 1] + s.end_col_offset)
+            for s in statements
+        ),
+        reverse=True,
+    )
+    for start, end in spans:
+        data = data[:start] + b"pass" + data[end:]
+    return data.decode("utf-8")
 
 
 def _answer_source(source: str, check: Check, plan: Plan) -> str:
