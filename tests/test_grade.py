@@ -299,13 +299,18 @@ def test_the_summary_counts_every_verdict_of_each_exercise(batch):
 # --- the time limit -------------------------------------------------------------------------
 
 
-def test_an_infinite_loop_times_out_and_the_batch_goes_on(tmp_path, student, solutions):
+def test_an_infinite_loop_times_out_a_dying_kernel_is_an_error_and_the_batch_goes_on(
+    tmp_path, student, solutions
+):
     looping = _short(student)
     _fill(looping, PERPENDICULAR, solutions[PERPENDICULAR])
     _answer(looping, KEY, "0\nwhile True:\n    pass")
     nbformat.write(looping, tmp_path / "loop.ipynb")
+    dying = _short(student)
+    _fill(dying, PERPENDICULAR, "import os\n\nos._exit(3)")
+    nbformat.write(dying, tmp_path / "dies.ipynb")
     (tmp_path / "broken.ipynb").write_text("{", encoding="utf-8")
-    _run(tmp_path, "--timeout", "6")
+    _run(tmp_path, "--timeout", "6", "--jobs", "2")
     data = json.loads((tmp_path / "grades.json").read_text(encoding="utf-8"))
     by = {(r["student"], r["exercise"]): r for r in data}
     assert by[("loop", "2.1")]["verdict"] == "right"  # graded before the loop
@@ -314,6 +319,12 @@ def test_an_infinite_loop_times_out_and_the_batch_goes_on(tmp_path, student, sol
     assert "6 s limit" in by[("loop", "2.2")]["message"]
     assert "in the cell of Exercise 2.2" in by[("loop", "2.2")]["message"]  # where it hung
     assert by[("broken", "")]["mistake"] == "not_a_notebook"
+    for exercise in ("2.1", "2.2", "2.3"):
+        assert (by[("dies", exercise)]["verdict"], by[("dies", exercise)]["mistake"]) == (
+            "error",
+            "kernel_died",
+        )
+    assert "the kernel died in the cell of Exercise 2.1" in by[("dies", "2.3")]["message"]
 
 
 # --- no kernel --------------------------------------------------------------------------------

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import csv
 import json
 import math
@@ -84,6 +85,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from jupyter_core.utils import ensure_event_loop
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -479,7 +481,19 @@ def execute(graded: nbformat.NotebookNode, timeout: float) -> tuple[str | None, 
             return "kernel_died", state["cell"]
         except Exception as error:  # the kernel did not start, or nbclient failed
             return f"kernel_failed: {type(error).__name__}: {error}", state["cell"]
+        finally:
+            _cancel_pending()
     return None, None
+
+
+def _cancel_pending() -> None:
+    """Cancel what nbclient left waiting on this thread's event loop (after a timeout)."""
+    loop = ensure_event_loop()
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 def _error(cell: nbformat.NotebookNode) -> tuple[str, str] | None:
@@ -567,6 +581,11 @@ def collect(
             messages.append(
                 f"the notebook ran past its {timeout:g} s limit, "
                 f"in {_describe(where, graded, plans, origin)}"
+            )
+        elif fault == "kernel_died":
+            row.mistakes.append(fault)
+            messages.append(
+                f"not graded: the kernel died in {_describe(where, graded, plans, origin)}"
             )
         elif fault is not None:
             row.mistakes.append(fault.split(":")[0])
