@@ -386,6 +386,36 @@ def test_an_edited_check_call_is_found_without_running_anything(student, templat
     assert grade.MIME in verdict and "token" in verdict
 
 
+@pytest.mark.parametrize(
+    ("extra", "edited"),
+    [
+        ("answer = np.linalg.solve(Q_ex, wanted)", False),
+        ("wanted = Q_ex @ np.array([1.0, 1.0])\nanswer = np.array([1.0, 1.0])", True),
+    ],
+)
+def test_an_answer_in_a_cell_of_its_own_is_graded_there_and_keeps_the_given_inputs(
+    student, template, extra, edited
+):
+    """The reader cell kept above; the answer and the check call in a new cell below it."""
+    nb = copy.deepcopy(student)
+    reader = _cell(nb, KEY)
+    below = nbformat.v4.new_code_cell(
+        f"{extra}\nlessons.check_key_for_scores(answer, Q_ex, wanted)"
+    )
+    nb.cells.insert(nb.cells.index(reader) + 1, below)
+    graded, plans, origin = grade.build(nb, template, "token")
+    plan = plans["2.2"]
+    assert origin[plan.answer] == nb.cells.index(below)  # the last cell that calls the check
+    assert plan.edits == (
+        [
+            "the given line `wanted = np.array([4, -1])` was changed to "
+            "`wanted = Q_ex @ np.array([1.0, 1.0])`"
+        ]
+        if edited
+        else []
+    )
+
+
 def test_submissions_are_named_by_file_or_by_folder(tmp_path):
     for name in ("alice.ipynb", "bob/02.ipynb", "bob/05.ipynb", ".ipynb_checkpoints/x.ipynb"):
         (tmp_path / name).parent.mkdir(exist_ok=True)

@@ -70,6 +70,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import contextlib
 import csv
 import json
 import math
@@ -293,12 +294,42 @@ def _transform(source: str) -> str:
     return TransformerManager().transform_cell(source)
 
 
-def _without_check(source: str, check: Check, plan: Plan) -> str:
-    """The student's cell without its calls of the check; notes in `plan` what they changed."""
+def _statements(source: str) -> tuple[str, list[ast.stmt]]:
+    """A cell's source as Python (magics turned into calls) and its top-level statements;
+    SyntaxError where it is no Python."""
     try:
         python = _transform(source)
-        statements = ast.parse(python).body
-    except (SyntaxError, ValueError):
+    except Exception as error:  # IPython's transformers reject the cell
+        raise SyntaxError(str(error)) from error
+    return python, ast.parse(python).body
+
+
+def _assigned(statement: ast.stmt) -> set[str]:
+    """The names a top-level assignment binds (`Q_ex = ...`, `a, b = ...`; not `b[1] = ...`)."""
+
+    def bound(target: ast.AST | None) -> set[str]:
+        if isinstance(target, ast.Name):
+            return {target.id}
+        if isinstance(target, ast.Tuple | ast.List):
+            return {name for element in target.elts for name in bound(element)}
+        if isinstance(target, ast.Starred):
+            return bound(target.value)
+        return set()
+
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    return {name for target in targets for name in bound(target)}
+
+
+def _without_check(source: str, check: Check, plan: Plan, earlier: set[str]) -> str:
+    """The student's cell without its calls of the check; notes in `plan` what they changed.
+
+    A line the exercise gives (`Q_ex = ...`) counts as changed where neither this cell nor
+    an earlier one holds it as given, or where this cell assigns its names otherwise.
+    `earlier`: the statements (as AST) of the code cells above this one.
+    """
+    try:
+        python, statements = _statements(source)
+    except SyntaxError:
         return source  # it will raise SyntaxError when run: an `error` row names it
     calls = [s for s in statements if _check_name(s) == check.name]
     if not any(_dump(s) == check.call_dump for s in calls):
@@ -308,9 +339,15 @@ def _without_check(source: str, check: Check, plan: Plan) -> str:
             if first is not None
             else f"the check call `{check.call}` was removed"
         )
-    kept = {_dump(s) for s in statements}
+    here = {_dump(s): s for s in statements}
+    givens = {dump for dump, _ in check.givens}
     for dump, given in check.givens:
-        if dump not in kept:
+        names = _assigned(ast.parse(given).body[0]) - {"_"}
+        others = [s for d, s in here.items() if d not in givens and names & _assigned(s)]
+        if others:
+            changed = ast.get_source_segment(python, others[0])[:200]
+            plan.edits.append(f"the given line `{given}` was changed to `{changed}`")
+        elif dump not in here and dump not in earlier:
             plan.edits.append(f"the given line `{given}` was changed or removed")
     return _cut(python, calls)
 
@@ -334,11 +371,11 @@ def _cut(python: str, statements: list[ast.stmt]) -> str:
     return data.decode("utf-8")
 
 
-def _answer_source(source: str, check: Check, plan: Plan) -> str:
+def _answer_source(source: str, check: Check, plan: Plan, earlier: set[str]) -> str:
     """The student's exercise cell as the grader runs it: the exercise's placeholders first
     (`answer = ...`, so that a cell that never sets its answer is graded unanswered, not with
     an earlier exercise's answer), then the cell without its check call."""
-    return "\n".join([*check.placeholders, _without_check(source, check, plan)])
+    return "\n".join([*check.placeholders, _without_check(source, check, plan, earlier)])
 
 
 def _heading_region(nb: nbformat.NotebookNode, ident: str) -> list[int]:
@@ -428,10 +465,14 @@ def build(
     graded = nbformat.v4.new_notebook()
     graded.cells = [nbformat.v4.new_code_cell(_setup_source(token))]
     origin: dict[int, int] = {}
+    earlier: set[str] = set()  # the statements of the code cells so far, as AST
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         check = chosen.get(index)
+        earlier_here = set(earlier)
+        with contextlib.suppress(SyntaxError):
+            earlier |= {_dump(s) for s in _statements(cell.source)[1]}
         if check is None:
             origin[len(graded.cells)] = index
             graded.cells.append(nbformat.v4.new_code_cell(cell.source))
@@ -439,7 +480,8 @@ def build(
         plan = plans[check.exercise]
         plan.answer = len(graded.cells)
         origin[plan.answer] = index
-        graded.cells.append(nbformat.v4.new_code_cell(_answer_source(cell.source, check, plan)))
+        answer = _answer_source(cell.source, check, plan, earlier_here)
+        graded.cells.append(nbformat.v4.new_code_cell(answer))
         plan.verdict = len(graded.cells)
         graded.cells.append(nbformat.v4.new_code_cell(_verdict_source(check, token)))
     return graded, plans, origin
