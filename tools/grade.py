@@ -37,26 +37,34 @@ Verdicts (`grades.csv` column `verdict`): `right`, `wrong`, `unanswered` (from t
 `error`; `timeout`. Column `mistake`: the check's name for the mistake (its
 `Verdict.mistake`), or what went wrong, several joined by `;`:
 
-- `check_edited`: the student changed the check call or a line the exercise gives (its
-  inputs); graded with the original check all the same (a changed input stays changed: the
-  message names the line, read it);
+- `check_edited`: the student changed the check call, or a line the exercise gives (its
+  inputs: no cell up to the answer holds it as given, or the answer's cell assigns its names
+  otherwise); graded with the original check all the same (a changed input stays changed:
+  the message names the line, read it);
 - `check_deleted` (verdict `error`): no cell of the exercise is left to grade;
 - an exception's type (verdict `error`), raised in the student's exercise cell, or by the
   check; the message gives the exception. An exception in any cell does not stop the
   notebook: every later cell still runs, so later exercises are graded where they can be
   (an exception outside the exercises is noted in the next exercise's message);
-- `timeout`: the notebook ran past `--timeout` seconds (default 120; the grader's own
-  `import lessons` not counted); the kernel is killed; exercises graded before keep their
-  verdict, the others get `timeout`, and the message names the cell that was running;
 - `kernel_died` (the kernel crashed or exited), `not_a_notebook`, `unknown_chapter`.
 
+Verdict `timeout`: the notebook ran past `--timeout` seconds (default 120, counted from its
+first cell; the kernel's start and the grader's `import lessons` are not counted); the kernel
+is killed; exercises graded before keep their verdict, the others get `timeout`, and the
+message names the cell that was running. `--jobs N` runs N notebooks at once, each in its
+own kernel.
+
 Output, in the submissions folder: `grades.csv` (`student,notebook,exercise,verdict,mistake`,
-`notebook` the chapter's id), `grades.json` (the same rows with each `message`), and
+`notebook` the chapter's id), `grades.json` (the same rows with each `check` and `message`), and
 `summary.md`, also printed: per chapter, the verdicts per exercise, then every named mistake
 counted in words from the checks' catalogue (`lessons.checks.catalogue()`), the most common
 first: "3 of 30 students normalised down the columns instead of along each row
 (check_softmax_function, Exercise 2.3)"; then the faults above, counted the same way, for the
 teacher to read those notebooks. One broken submission never stops the batch.
+
+A dry run before a class: grade the teacher's copies, `make grade
+SUBMISSIONS=_build/assignments/solutions` (after `make assignments`); every exercise of every
+chapter should come out `right`.
 
 What the grader does not stop: code that attacks the kernel itself (patching `lessons`'
 internals, reading the grader's cells) can still fake a verdict. Read the code of a
@@ -721,7 +729,8 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
         students = len({r.student for r in mine})
         described = catalogue.get(template.number, {})
         lines += [
-            f"## Chapter {template.number}: {template.title} ({students} students)",
+            f"## Chapter {template.number}: {template.title} "
+            f"({students} student{'' if students == 1 else 's'})",
             "",
             "| Exercise | Check | " + " | ".join(VERDICTS) + " |",
             "|---|---|" + "---|" * len(VERDICTS),
