@@ -416,6 +416,33 @@ def test_an_answer_in_a_cell_of_its_own_is_graded_there_and_keeps_the_given_inpu
     )
 
 
+def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
+    def row(student, exercise, check, verdict, *mistakes):
+        return grade.Row(student, CHAPTER, exercise, verdict, list(mistakes), check=check)
+
+    rows = [
+        row("a", "2.1", PERPENDICULAR, "wrong", "dot_product"),
+        row("b", "2.1", PERPENDICULAR, "wrong", "sign_slip"),
+        row("c", "2.1", PERPENDICULAR, "wrong", "sign_slip"),
+        row("c", "2.2", KEY, "wrong", "check_edited", "scores_as_key"),
+        row("d", "2.1", PERPENDICULAR, "error", "NameError"),
+    ]
+    text = grade.summary(rows, {CHAPTER: grade.load_template(SOURCE)}, catalogue())
+    described = catalogue()[NUMBER]
+    mistakes, faults = text.split("Faults (read these notebooks):")
+    expected = [
+        f"- 2 of 4 students {described[PERPENDICULAR]['sign_slip']} ({PERPENDICULAR}, "
+        "Exercise 2.1)",
+        f"- 1 of 4 students {described[PERPENDICULAR]['dot_product']} ({PERPENDICULAR}, "
+        "Exercise 2.1)",
+        f"- 1 of 4 students {described[KEY]['scores_as_key']} ({KEY}, Exercise 2.2)",
+    ]
+    assert [line for line in mistakes.splitlines() if line.startswith("- ")] == expected
+    assert f"- 1 of 4 students {grade.FAULTS['check_edited']} ({KEY}, Exercise 2.2)" in faults
+    assert f"- 1 of 4 students raised NameError ({PERPENDICULAR}, Exercise 2.1)" in faults
+    assert f"| 2.1 | {PERPENDICULAR} | 0 | 3 | 0 | 1 | 0 |" in mistakes
+
+
 def test_submissions_are_named_by_file_or_by_folder(tmp_path):
     for name in ("alice.ipynb", "bob/02.ipynb", "bob/05.ipynb", ".ipynb_checkpoints/x.ipynb"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
