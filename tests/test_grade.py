@@ -19,6 +19,7 @@ import csv
 import io
 import json
 import re
+import subprocess
 import sys
 
 import nbformat
@@ -462,6 +463,14 @@ def test_make_grade_runs_the_tool_and_the_readme_warns_about_untrusted_code():
     assert re.search(r"^\.PHONY:.*\bgrade\b", makefile, re.M)
     assert re.search(r"^grade: \$\(STAMP\).*## ", makefile, re.M)
     assert '$(BIN)/python tools/grade.py "$(SUBMISSIONS)"' in makefile
+    dry = subprocess.run(
+        ["make", "-n", "grade", "SUBMISSIONS=some folder", "TIMEOUT=5", "JOBS=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout  # -n: prints the commands, runs none (no install either)
+    assert 'tools/grade.py "some folder" --timeout 5 --jobs 2' in dry
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make grade SUBMISSIONS=" in readme and "container" in readme
     assert "container" in grade.__doc__
