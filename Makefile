@@ -22,7 +22,7 @@ TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help book test nbval colab-check execute lint serve lab notebooks assignments clean pdf compat repository weights
+.PHONY: help book test nbval colab-check execute lint serve lab notebooks assignments grade clean pdf compat repository weights
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -70,6 +70,12 @@ notebooks: $(STAMP)  ## write the reader notebooks (MyST turned into plain Markd
 # For a class: each chapter without its exercises' solutions, and the teacher's copy with them.
 assignments: $(STAMP)  ## write student notebooks (no solutions) and their solutions into _build/assignments
 	$(BIN)/python tools/assignments.py
+
+# Submissions are code: grade an untrusted class inside a container or a VM.
+# TIMEOUT: seconds per notebook (default 120); JOBS: notebooks run at once (default 1).
+grade: $(STAMP)  ## grade submitted notebooks, naming each mistake: make grade SUBMISSIONS=folder [TIMEOUT=120]
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [TIMEOUT=120] (runs the students' code)"; exit 2; }
+	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(JOBS),--jobs $(JOBS))
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
 	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)

@@ -1,0 +1,483 @@
+"""The grader (`make grade SUBMISSIONS=folder`, `tools/grade.py`) on generated submissions.
+
+Every submission is made here from `make assignments`' own machinery: chapter 2's student
+notebook (a short chapter), its answers filled in from the chapter's solutions, or driven to
+each named mistake of Exercise 2.1 that the checks' catalogue lists, or broken on purpose.
+Real kernels are slow, so the grader runs twice for the whole module: once over a class of
+every scenario (two notebooks at a time), once with a tiny time limit over an infinite loop.
+The blank notebook is the student notebook as handed out, whole; the others keep only its
+set-up, its imports and the exercises, which is all the exercises need (and much faster).
+The tests then read the CSV, the JSON and the summary it wrote. A few tests need no kernel
+(how a notebook is matched to its chapter, what counts as an edited check).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import csv
+import io
+import json
+import re
+import subprocess
+import sys
+
+import nbformat
+import numpy as np
+import pytest
+from repo_paths import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+import assignments  # noqa: E402
+import grade  # noqa: E402
+
+from lessons.checks import catalogue, ch02  # noqa: E402
+
+CHAPTER = "02_dot_products_and_softmax"
+NUMBER = 2
+SOURCE = ROOT / "book" / f"{CHAPTER}.ipynb"
+# Exercise 2.1: the entry x of b = [3, x, -1] with a · b = 0 for a = [1, -2, 4].
+A, B, K = [1, -2, 4], [3, 0, -1], 1
+PERPENDICULAR = "check_perpendicular_entry"
+KEY = "check_key_for_scores"
+SOFTMAX = "check_softmax_function"
+# Answers that give the catalogue's generic mistakes of Exercise 2.1.
+GENERIC_ANSWERS = {
+    "not_a_number": "'minus one half'",
+    "wrong_shape": "[-0.5, -0.5]",
+    "not_finite": "float('nan')",
+    "other": "42.0",
+}
+COLUMN_SOFTMAX = (
+    "def my_softmax(x):\n"
+    "    e = np.exp(x - x.max())\n"
+    "    return e / e.sum(axis=0, keepdims=True)  # down the columns"
+)
+
+
+def _mistake_answers() -> dict[str, str]:
+    """Mistake name -> an answer of Exercise 2.1 that makes it (Python source)."""
+    answers = {
+        name: repr(float(candidate))
+        for name, (candidate, _) in ch02.perpendicular_entry_mistakes(A, B, K).items()
+    }
+    return {**answers, **GENERIC_ANSWERS}
+
+
+def _wanted_mistakes() -> list[str]:
+    return list(catalogue()[NUMBER][PERPENDICULAR])
+
+
+# --- generated submissions -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory) -> nbformat.NotebookNode:
+    out = tmp_path_factory.mktemp("assignments")
+    assignments.write_all([SOURCE], out)
+    return nbformat.read(out / "student" / SOURCE.name, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def solutions() -> dict[str, str]:
+    """Check name -> its exercise's solution, less its check call: what a student writes."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    found = {}
+    for exercise in assignments.find_exercises(nb, SOURCE.name):
+        for reader, solution in zip(exercise.reader_cells, exercise.solution_cells, strict=False):
+            name = re.search(r"\b(check_\w+)\(", nb.cells[reader].source).group(1)
+            lines = nb.cells[solution].source.rstrip().splitlines()
+            assert lines[-1].startswith(f"lessons.{name}("), "a solution ends with its check"
+            found[name] = "\n".join(lines[:-1])
+    assert set(found) == {PERPENDICULAR, KEY, SOFTMAX}
+    return found
+
+
+def _cell(nb: nbformat.NotebookNode, check: str) -> nbformat.NotebookNode:
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and f"{check}(" in c.source]
+    return cell
+
+
+def _fill(nb, check: str, code: str) -> None:
+    """Put `code` in place of the placeholder line of `check`'s exercise cell."""
+    cell = _cell(nb, check)
+    placeholder = re.search(r"^(\w+) = (\.\.\.|None)[^\n]*$", cell.source, re.M)
+    assert placeholder, f"no placeholder in the cell of {check}"
+    cell.source = cell.source.replace(placeholder.group(0), code, 1)
+
+
+def _answer(nb, check: str, value: str) -> None:
+    """`answer = value` (source) in place of the placeholder of `check`'s exercise cell."""
+    _fill(nb, check, f"answer = {value}")
+
+
+def _short(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The student notebook less the chapter's own code: set-up, imports, exercises (faster)."""
+    nb = copy.deepcopy(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    keep = {id(c) for c in code[:2]} | {
+        id(_cell(nb, check)) for check in (PERPENDICULAR, KEY, SOFTMAX)
+    }
+    nb.cells = [c for c in nb.cells if c.cell_type == "markdown" or id(c) in keep]
+    return nb
+
+
+def _class(student, solutions) -> dict[str, nbformat.NotebookNode]:
+    """Student -> submitted notebook, one for each scenario of the main batch."""
+    right = _short(student)
+    for check, code in solutions.items():
+        _fill(right, check, code)
+    mistakes = _mistake_answers()
+    wanted = _wanted_mistakes()
+    missing = [m for m in wanted if m not in mistakes]
+    assert missing == [], f"no answer of Exercise 2.1 drives the mistakes {missing}"
+    short = _short(student)
+    submitted = {"all_right": right, "all_blank": copy.deepcopy(student)}  # blank: as handed out
+    for n, name in enumerate(wanted):
+        nb = copy.deepcopy(short)
+        _answer(nb, PERPENDICULAR, mistakes[name])
+        submitted[f"mistake_{n:02d}_{name}"] = nb
+    first, second, third = (submitted[f"mistake_{n:02d}_{wanted[n]}"] for n in range(3))
+    # An exception in Exercise 2.2; Exercise 2.3 after it is still graded (right).
+    _answer(first, KEY, "1 / 0")
+    _fill(first, SOFTMAX, solutions[SOFTMAX])
+    # A right answer whose check call is replaced by a print; a check redefined to fake a
+    # verdict; no chapter id in the metadata (matched by content).
+    _fill(second, KEY, solutions[KEY])
+    cell = _cell(second, KEY)
+    cell.source = cell.source.replace(
+        "lessons.check_key_for_scores(answer, Q_ex, wanted)", 'print("all good")'
+    )
+    assert "all good" in cell.source
+    _cell(second, SOFTMAX).source = (
+        "lessons.check_softmax_function = lambda fn: '✔ Correct.'\n" + _cell(second, SOFTMAX).source
+    )
+    del second.metadata["lessons"]
+    # The cell of Exercise 2.2 deleted; Exercise 2.3 down the columns; an error before both.
+    third.cells.remove(_cell(third, KEY))
+    _fill(third, SOFTMAX, COLUMN_SOFTMAX)
+    broken = nbformat.v4.new_code_cell('raise RuntimeError("a cell the student broke")')
+    third.cells.insert(third.cells.index(_cell(third, PERPENDICULAR)), broken)
+    return submitted
+
+
+def _run(folder, *args) -> str:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert grade.main([str(folder), *args]) == 0
+    return printed.getvalue()
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory, student, solutions):
+    """The main batch, graded once: (rows by (student, exercise), JSON rows, summary, printed)."""
+    folder = tmp_path_factory.mktemp("submissions")
+    for name, nb in _class(student, solutions).items():
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    (folder / "not_json.ipynb").write_text("print('this is no notebook')\n", encoding="utf-8")
+    (folder / "json_not_notebook.ipynb").write_text('{"cells": 3}', encoding="utf-8")
+    unknown = nbformat.v4.new_notebook()
+    unknown.cells = [nbformat.v4.new_code_cell("print('hello')")]
+    nbformat.write(unknown, folder / "no_chapter.ipynb")
+    (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
+    printed = _run(folder, "--jobs", "2")
+    with (folder / "grades.csv").open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        assert tuple(reader.fieldnames) == grade.COLUMNS
+        rows = list(reader)
+    by = {(r["student"], r["exercise"]): r for r in rows}
+    assert len(by) == len(rows), "one row per student and exercise"
+    data = json.loads((folder / "grades.json").read_text(encoding="utf-8"))
+    summary = (folder / "summary.md").read_text(encoding="utf-8")
+    return by, data, summary, printed
+
+
+# --- the main batch ---------------------------------------------------------------------------
+
+
+def test_every_file_gets_rows_and_only_ipynb_files_are_submissions(batch):
+    by, data, _, _ = batch
+    students = {s for s, _ in by}
+    assert "notes" not in students
+    assert {"all_right", "all_blank", "not_json", "json_not_notebook", "no_chapter"} <= students
+    assert all(r["verdict"] in grade.VERDICTS for r in by.values())
+    assert [{k: r[k] for k in grade.COLUMNS} for r in data] == list(by.values())
+    assert all(r["message"] for r in data if r["verdict"] != "right")
+
+
+def test_right_answers_from_the_solutions_are_right(batch):
+    by, *_ = batch
+    for exercise in ("2.1", "2.2", "2.3"):
+        row = by[("all_right", exercise)]
+        assert (row["verdict"], row["mistake"], row["notebook"]) == ("right", "", CHAPTER)
+
+
+def test_the_blank_student_notebook_is_unanswered(batch):
+    by, *_ = batch
+    assert [by[("all_blank", e)]["verdict"] for e in ("2.1", "2.2", "2.3")] == ["unanswered"] * 3
+
+
+def test_each_named_mistake_of_exercise_2_1_is_in_the_csv_and_said_in_words(batch):
+    by, _, summary, printed = batch
+    wanted = _wanted_mistakes()
+    described = catalogue()[NUMBER][PERPENDICULAR]
+    students = 2 + len(wanted)  # all_right, all_blank and one per mistake
+    assert f"({students} students)" in summary
+    for n, name in enumerate(wanted):
+        row = by[(f"mistake_{n:02d}_{name}", "2.1")]
+        assert row["verdict"] == "wrong"
+        assert row["mistake"] == name
+        words = f"1 of {students} students {described[name]} ({PERPENDICULAR}, Exercise 2.1)"
+        assert words in summary, words
+    assert printed.startswith(summary.strip()[:40]) and summary.strip() in printed
+
+
+def test_an_exception_gives_an_error_row_and_the_later_exercises_are_still_graded(batch):
+    by, data, *_ = batch
+    student = f"mistake_00_{_wanted_mistakes()[0]}"
+    row = by[(student, "2.2")]
+    assert (row["verdict"], row["mistake"]) == ("error", "ZeroDivisionError")
+    (message,) = [r["message"] for r in data if (r["student"], r["exercise"]) == (student, "2.2")]
+    assert "ZeroDivisionError" in message
+    assert by[(student, "2.3")]["verdict"] == "right"
+
+
+def test_an_edited_check_is_reported_and_graded_with_the_original(batch):
+    by, data, summary, _ = batch
+    student = f"mistake_01_{_wanted_mistakes()[1]}"
+    assert by[(student, "2.2")]["notebook"] == CHAPTER  # no id in its metadata: by content
+    assert (by[(student, "2.2")]["verdict"], by[(student, "2.2")]["mistake"]) == (
+        "right",
+        "check_edited",
+    )
+    # A redefined lessons.check_* fakes nothing: the answer is still None, so unanswered.
+    assert by[(student, "2.3")]["verdict"] == "unanswered"
+    (message,) = [r["message"] for r in data if (r["student"], r["exercise"]) == (student, "2.2")]
+    assert "lessons.check_key_for_scores(answer, Q_ex, wanted)` was removed" in message
+    assert f"students {grade.FAULTS['check_edited']} ({KEY}, Exercise 2.2)" in summary
+
+
+def test_a_deleted_check_cell_is_an_error_and_a_broken_cell_is_noted(batch):
+    by, data, summary, _ = batch
+    student = f"mistake_02_{_wanted_mistakes()[2]}"
+    assert (by[(student, "2.2")]["verdict"], by[(student, "2.2")]["mistake"]) == (
+        "error",
+        "check_deleted",
+    )
+    column = by[(student, "2.3")]
+    assert column["verdict"] == "wrong"
+    assert column["mistake"] in catalogue()[NUMBER][SOFTMAX], column
+    (message,) = [r["message"] for r in data if (r["student"], r["exercise"]) == (student, "2.1")]
+    assert "RuntimeError: a cell the student broke" in message
+    assert by[(student, "2.1")]["verdict"] == "wrong"  # the exercise itself still graded
+    assert f"students {grade.FAULTS['check_deleted']} ({KEY}, Exercise 2.2)" in summary
+
+
+def test_files_that_are_no_notebook_or_no_chapter_get_one_error_row(batch):
+    by, _, summary, _ = batch
+    for student, mistake in (
+        ("not_json", "not_a_notebook"),
+        ("json_not_notebook", "not_a_notebook"),
+        ("no_chapter", "unknown_chapter"),
+    ):
+        row = by[(student, "")]
+        assert (row["verdict"], row["mistake"], row["notebook"]) == ("error", mistake, "")
+        assert f"- {student}: {grade.FAULTS[mistake]}" in summary
+
+
+def test_the_summary_counts_every_verdict_of_each_exercise(batch):
+    by, _, summary, _ = batch
+    for exercise, check in (("2.1", PERPENDICULAR), ("2.2", KEY), ("2.3", SOFTMAX)):
+        counts = [
+            sum(1 for (s, e), r in by.items() if e == exercise and r["verdict"] == v)
+            for v in grade.VERDICTS
+        ]
+        line = f"| {exercise} | {check} | " + " | ".join(map(str, counts)) + " |"
+        assert line in summary
+
+
+# --- the time limit -------------------------------------------------------------------------
+
+
+def test_an_infinite_loop_times_out_a_dying_kernel_is_an_error_and_the_batch_goes_on(
+    tmp_path, student, solutions
+):
+    looping = _short(student)
+    _fill(looping, PERPENDICULAR, solutions[PERPENDICULAR])
+    _answer(looping, KEY, "0\nwhile True:\n    pass")
+    nbformat.write(looping, tmp_path / "loop.ipynb")
+    dying = _short(student)
+    _fill(dying, PERPENDICULAR, "import os\n\nos._exit(3)")
+    nbformat.write(dying, tmp_path / "dies.ipynb")
+    (tmp_path / "broken.ipynb").write_text("{", encoding="utf-8")
+    _run(tmp_path, "--timeout", "6", "--jobs", "2")
+    data = json.loads((tmp_path / "grades.json").read_text(encoding="utf-8"))
+    by = {(r["student"], r["exercise"]): r for r in data}
+    assert by[("loop", "2.1")]["verdict"] == "right"  # graded before the loop
+    for exercise in ("2.2", "2.3"):
+        assert by[("loop", exercise)]["verdict"] == "timeout"
+    assert "6 s limit" in by[("loop", "2.2")]["message"]
+    assert "in the cell of Exercise 2.2" in by[("loop", "2.2")]["message"]  # where it hung
+    assert by[("broken", "")]["mistake"] == "not_a_notebook"
+    for exercise in ("2.1", "2.2", "2.3"):
+        assert (by[("dies", exercise)]["verdict"], by[("dies", exercise)]["mistake"]) == (
+            "error",
+            "kernel_died",
+        )
+    assert "the kernel died in the cell of Exercise 2.1" in by[("dies", "2.3")]["message"]
+
+
+# --- no kernel --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def template() -> grade.Template:
+    return grade.load_template(SOURCE)
+
+
+def test_the_template_lists_the_checked_exercises_by_their_headings(template):
+    assert [(c.exercise, c.name) for c in template.checks] == [
+        ("2.1", PERPENDICULAR),
+        ("2.2", KEY),
+        ("2.3", SOFTMAX),
+    ]
+    assert template.number == NUMBER and template.title
+
+
+def test_a_notebook_is_matched_by_its_metadata_then_by_its_content(student):
+    templates = grade.load_templates()
+    assert student.metadata["lessons"]["chapter"] == CHAPTER
+    assert grade.match_chapter(student, templates).chapter == CHAPTER
+    bare = copy.deepcopy(student)
+    bare.metadata = {}
+    assert grade.match_chapter(bare, templates).chapter == CHAPTER
+    other = copy.deepcopy(student)
+    other.metadata["lessons"] = {"chapter": "05_hand_worked_example"}
+    assert grade.match_chapter(other, templates).chapter == "05_hand_worked_example"
+    nothing = nbformat.v4.new_notebook()
+    nothing.cells = [nbformat.v4.new_code_cell("x = 1")]
+    assert grade.match_chapter(nothing, templates) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "edited"),
+    [
+        (lambda s: s.replace("answer = ...", "answer = -0.5"), False),
+        (lambda s: s.replace("answer = ...", "answer = -0.5\nprint(answer)"), False),
+        (lambda s: s.replace("[1, -2, 4]", "[1, -2, 2]"), True),
+        (lambda s: s.replace("lessons.check_perpendicular_entry", "print"), True),
+        (lambda s: s + "\nlessons.check_key_for_scores(answer, Q_ex, wanted)", False),
+        (lambda s: s.replace("\nlessons.check_", "\nx = 'é'; lessons.check_") + "; y = 2", False),
+    ],
+)
+def test_an_edited_check_call_is_found_without_running_anything(student, template, change, edited):
+    nb = copy.deepcopy(student)
+    cell = _cell(nb, PERPENDICULAR)
+    cell.source = change(cell.source)
+    graded, plans, _ = grade.build(nb, template, "token")
+    plan = plans["2.1"]
+    assert bool(plan.edits) is edited, plan.edits
+    answer, verdict = graded.cells[plan.answer].source, graded.cells[plan.verdict].source
+    assert "check_perpendicular_entry(" not in answer  # the student's check call is gone
+    assert answer.startswith("answer = ...\n")  # no answer left from an earlier exercise
+    if "y = 2" in answer:  # code on the check call's line stays
+        assert "x = 'é'; pass; y = 2" in answer
+    assert "lessons.check_perpendicular_entry(answer, [1, -2, 4], [3, 0, -1], 1)" in verdict
+    assert grade.MIME in verdict and "token" in verdict
+
+
+@pytest.mark.parametrize(
+    ("extra", "edited"),
+    [
+        ("answer = np.linalg.solve(Q_ex, wanted)", False),
+        ("wanted = Q_ex @ np.array([1.0, 1.0])\nanswer = np.array([1.0, 1.0])", True),
+    ],
+)
+def test_an_answer_in_a_cell_of_its_own_is_graded_there_and_keeps_the_given_inputs(
+    student, template, extra, edited
+):
+    """The reader cell kept above; the answer and the check call in a new cell below it."""
+    nb = copy.deepcopy(student)
+    reader = _cell(nb, KEY)
+    below = nbformat.v4.new_code_cell(
+        f"{extra}\nlessons.check_key_for_scores(answer, Q_ex, wanted)"
+    )
+    nb.cells.insert(nb.cells.index(reader) + 1, below)
+    graded, plans, origin = grade.build(nb, template, "token")
+    plan = plans["2.2"]
+    assert origin[plan.answer] == nb.cells.index(below)  # the last cell that calls the check
+    assert plan.edits == (
+        [
+            "the given line `wanted = np.array([4, -1])` was changed to "
+            "`wanted = Q_ex @ np.array([1.0, 1.0])`"
+        ]
+        if edited
+        else []
+    )
+
+
+def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
+    def row(student, exercise, check, verdict, *mistakes):
+        return grade.Row(student, CHAPTER, exercise, verdict, list(mistakes), check=check)
+
+    rows = [
+        row("a", "2.1", PERPENDICULAR, "wrong", "dot_product"),
+        row("b", "2.1", PERPENDICULAR, "wrong", "sign_slip"),
+        row("c", "2.1", PERPENDICULAR, "wrong", "sign_slip"),
+        row("c", "2.2", KEY, "wrong", "check_edited", "scores_as_key"),
+        row("d", "2.1", PERPENDICULAR, "error", "NameError"),
+    ]
+    text = grade.summary(rows, {CHAPTER: grade.load_template(SOURCE)}, catalogue())
+    described = catalogue()[NUMBER]
+    mistakes, faults = text.split("Faults (read these notebooks):")
+    expected = [
+        f"- 2 of 4 students {described[PERPENDICULAR]['sign_slip']} ({PERPENDICULAR}, "
+        "Exercise 2.1)",
+        f"- 1 of 4 students {described[PERPENDICULAR]['dot_product']} ({PERPENDICULAR}, "
+        "Exercise 2.1)",
+        f"- 1 of 4 students {described[KEY]['scores_as_key']} ({KEY}, Exercise 2.2)",
+    ]
+    assert [line for line in mistakes.splitlines() if line.startswith("- ")] == expected
+    assert f"- 1 of 4 students {grade.FAULTS['check_edited']} ({KEY}, Exercise 2.2)" in faults
+    assert f"- 1 of 4 students raised NameError ({PERPENDICULAR}, Exercise 2.1)" in faults
+    assert f"| 2.1 | {PERPENDICULAR} | 0 | 3 | 0 | 1 | 0 |" in mistakes
+
+
+def test_submissions_are_named_by_file_or_by_folder(tmp_path):
+    for name in ("alice.ipynb", "bob/02.ipynb", "bob/05.ipynb", ".ipynb_checkpoints/x.ipynb"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    (tmp_path / "grades.csv").write_text("", encoding="utf-8")
+    found = [(p.relative_to(tmp_path).as_posix(), s) for p, s in grade.submissions(tmp_path)]
+    assert found == [("alice.ipynb", "alice"), ("bob/02.ipynb", "bob"), ("bob/05.ipynb", "bob")]
+
+
+def test_a_missing_folder_is_a_usage_error(tmp_path, capsys):
+    assert grade.main([str(tmp_path / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_make_grade_runs_the_tool_and_the_readme_warns_about_untrusted_code():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^\.PHONY:.*\bgrade\b", makefile, re.M)
+    assert re.search(r"^grade: \$\(STAMP\).*## ", makefile, re.M)
+    assert '$(BIN)/python tools/grade.py "$(SUBMISSIONS)"' in makefile
+    dry = subprocess.run(
+        ["make", "-n", "grade", "SUBMISSIONS=some folder", "TIMEOUT=5", "JOBS=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout  # -n: prints the commands, runs none (no install either)
+    assert 'tools/grade.py "some folder" --timeout 5 --jobs 2' in dry
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make grade SUBMISSIONS=" in readme and "container" in readme
+    assert "container" in grade.__doc__
+
+
+def test_the_mistake_answers_of_exercise_2_1_are_distinct():
+    """Each mistake scenario gives another answer, so each row tests its own name."""
+    values = list(_mistake_answers().values())
+    assert len(set(values)) == len(values)
+    assert not np.isclose(float(_mistake_answers()["other"]), -0.5)
