@@ -14,35 +14,45 @@ import numpy as np
 from ..lm.detectors import induction_score, previous_token_score
 from ..lm.model import CharLM
 from ..lm.run import token_losses
-from .verdict import Verdict, as_float_array, judge, wrong
+from .verdict import Verdict, as_float_array, catalogued, generic, judge, wrong
 
 __all__ = ["check_copy_ratio", "check_induction_score", "check_previous_token_score"]
 
-#: Every named mistake of this chapter's checks, completing "12 of 30 students ...".
-MISTAKES = {
-    "check_previous_token_score": {
-        "main_diagonal": "took the main diagonal (the current-token score), not the one below it",
-        "divided_by_n": "summed the diagonal below the main one and divided by n instead of n - 1",
-        "diagonal_above": "took the diagonal above the main one, which the causal mask makes zero",
-        "whole_lower_triangle": "averaged every weight below the main diagonal, not only A[i, i - 1]",
-    },
-    "check_induction_score": {
-        "same_token": "read the earlier copy of the same token (offset -L), not the token after it",
-        "every_row": "averaged the diagonal over every row it crosses, the first copy's rows included",
-        "previous_token": "took the previous-token diagonal of the second copy",
-    },
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+#: Each description completes "12 of 30 students ...".
+MISTAKES: dict[str, dict[str, str]] = {
     "check_copy_ratio": {
         "inverted": "divided the first copy's loss by the second's",
         "difference": "subtracted the two losses instead of dividing",
         "not_blocked": "measured the model as trained, without blocking the heads",
-        "shifted_copy": "counted the prediction of the second copy's first character, which nothing announces",
+        "shifted_copy": (
+            "counted the prediction of the second copy's first character, which nothing announces"
+        ),
+        **generic("not_a_number", "other"),
+    },
+    "check_induction_score": {
+        "same_token": "read the earlier copy of the same token (offset -L), not the token after it",
+        "every_row": (
+            "averaged the diagonal over every row it crosses, the first copy's rows included"
+        ),
+        "previous_token": "took the previous-token diagonal of the second copy",
+        **generic("not_a_number", "other"),
+    },
+    "check_previous_token_score": {
+        "main_diagonal": "took the main diagonal (the current-token score), not the one below it",
+        "divided_by_n": "summed the diagonal below the main one and divided by n instead of n - 1",
+        "diagonal_above": "took the diagonal above the main one, which the causal mask makes zero",
+        "whole_lower_triangle": (
+            "averaged every weight below the main diagonal, not only A[i, i - 1]"
+        ),
+        **generic("not_a_number", "other"),
     },
 }
 
 
-def _message(check: str, name: str, fix: str) -> tuple[str, str]:
-    """``(name, the message a reader sees)``: the catalogue's phrase, then how to fix it."""
-    return name, f"It looks as if you {MISTAKES[check][name]}. {fix}"
+def _message(check: str, name: str, fix: str) -> str:
+    """The message a reader sees: the catalogue's phrase for ``name``, then how to fix it."""
+    return f"It looks as if you {MISTAKES[check][name]}. {fix}"
 
 
 def _square(A: Any) -> np.ndarray:
@@ -52,9 +62,9 @@ def _square(A: Any) -> np.ndarray:
     return A
 
 
-def _mistakes(check: str, candidates: dict[str, tuple[Any, str]]) -> list[tuple[Any, str]]:
-    """The ``(candidate, message)`` list ``judge`` takes, from ``{name: (candidate, fix)}``."""
-    return [(value, _message(check, name, fix)[1]) for name, (value, fix) in candidates.items()]
+def _mistakes(check: str, candidates: dict[str, tuple[Any, str]]) -> dict[str, tuple[Any, str]]:
+    """The ``{name: (candidate, message)}`` ``judge`` takes, from ``{name: (candidate, fix)}``."""
+    return {name: (value, _message(check, name, fix)) for name, (value, fix) in candidates.items()}
 
 
 def previous_token_mistakes(A: Any) -> dict[str, tuple[float, str]]:
@@ -76,6 +86,7 @@ def previous_token_mistakes(A: Any) -> dict[str, tuple[float, str]]:
     }
 
 
+@catalogued(MISTAKES)
 def check_previous_token_score(answer: Any, A: Any) -> Verdict:
     """Check the mean of ``A[i, i - 1]`` over ``i = 1 .. n - 1`` for one head's ``A [n, n]`` (chapter 12)."""
     expected = previous_token_score(_square(A))
@@ -90,7 +101,9 @@ def check_previous_token_score(answer: Any, A: Any) -> Verdict:
     )
     if verdict is not None:
         return verdict
-    return wrong("Average A[i, i - 1] over the rows i = 1 .. n - 1 (np.diagonal(A, offset=-1)).")
+    return wrong(
+        "Average A[i, i - 1] over the rows i = 1 .. n - 1 (np.diagonal(A, offset=-1)).", "other"
+    )
 
 
 def induction_mistakes(A: Any, L: int) -> dict[str, tuple[float | None, str]]:
@@ -110,6 +123,7 @@ def induction_mistakes(A: Any, L: int) -> dict[str, tuple[float | None, str]]:
     }
 
 
+@catalogued(MISTAKES)
 def check_induction_score(answer: Any, A: Any, L: int) -> Verdict:
     """Check the mean of ``A[i, i - L + 1]`` over the second copy ``i = L + 1 .. 2L`` (chapter 12).
 
@@ -127,7 +141,9 @@ def check_induction_score(answer: Any, A: Any, L: int) -> Verdict:
     )
     if verdict is not None:
         return verdict
-    return wrong("Rows i = L + 1 .. 2L, keys i - L + 1: np.diagonal(A, offset=1 - L)[2:].mean().")
+    return wrong(
+        "Rows i = L + 1 .. 2L, keys i - L + 1: np.diagonal(A, offset=1 - L)[2:].mean().", "other"
+    )
 
 
 def _copy_losses(snippet: str, model: CharLM, blocked) -> tuple[np.ndarray, int]:
@@ -157,6 +173,7 @@ def copy_ratio_mistakes(
     }
 
 
+@catalogued(MISTAKES)
 def check_copy_ratio(
     answer: Any, snippet: str, model: CharLM, blocked: set[tuple[int, int]] | None = None
 ) -> Verdict:
@@ -179,4 +196,6 @@ def check_copy_ratio(
     )
     if verdict is not None:
         return verdict
-    return wrong("Compute token_losses(snippet * 2, model, blocked=...) and divide the two means.")
+    return wrong(
+        "Compute token_losses(snippet * 2, model, blocked=...) and divide the two means.", "other"
+    )
