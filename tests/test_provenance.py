@@ -18,6 +18,7 @@ from repo_paths import BOOK
 
 import lessons
 import lessons.checks
+import lessons.lm
 
 REFERENCE = re.compile(r"\(chapters? (\d+(?:(?:, | and | to |, and )\d+)*)\)")
 
@@ -42,9 +43,14 @@ def code_of_chapter(number: int) -> str:
 
 
 def public_objects():
-    names = set(lessons.__all__) | set(lessons.checks.__all__)
+    """Every public function and class of ``lessons``, its checks and ``lessons.lm`` (chapter 12)."""
+    names = set(lessons.__all__) | set(lessons.checks.__all__) | set(lessons.lm.__all__)
     for name in sorted(names):
-        obj = getattr(lessons, name, None) or getattr(lessons.checks, name)
+        obj = (
+            getattr(lessons, name, None)
+            or getattr(lessons.checks, name, None)
+            or getattr(lessons.lm, name)
+        )
         if inspect.isfunction(obj) or inspect.isclass(obj):
             yield name, obj
 
@@ -65,6 +71,12 @@ def test_the_reference_pattern_reads_every_form():
 
 def test_most_public_functions_name_their_chapter():
     assert len({name for name, _ in CLAIMS}) >= 40
+
+
+def test_the_language_model_package_is_covered():
+    """``lessons.lm``'s names are checked against chapter 12 like the rest of ``lessons``."""
+    covered = {name for name, chapter in CLAIMS if chapter == 12}
+    assert {"head_scores", "induction_score", "k_composition", "widget"} <= covered
 
 
 @pytest.mark.parametrize(("name", "chapter"), CLAIMS, ids=[f"{n}-ch{c}" for n, c in CLAIMS])
