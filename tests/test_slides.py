@@ -312,6 +312,13 @@ const tall = sections.map((s, i) => {
   const shown = s.style.display; s.style.display = 'block';
   const h = s.scrollHeight; s.style.display = shown;
   return h > height ? i + ': ' + h + 'px' : null; }).filter(x => x);
+const width = Reveal.getConfig().width;
+const wide = sections.map((s, i) => {
+  const shown = s.style.display; s.style.display = 'block';
+  const w = Math.max(s.scrollWidth, ...Array.from(s.querySelectorAll('mjx-container, img, table'),
+    e => e.getBoundingClientRect().width / Reveal.getScale()));
+  s.style.display = shown;
+  return w > width + 1 ? i + ': ' + Math.round(w) + 'px' : null; }).filter(x => x);
 return {
   slides: Reveal.getTotalSlides(),
   math: document.querySelectorAll('.reveal .math').length,
@@ -322,6 +329,7 @@ return {
     i => !(i.complete && i.naturalWidth > 0)).length,
   loaded: performance.getEntriesByType('resource').map(e => e.name),
   tall: tall,
+  wide: wide,
 };
 """
 
@@ -354,6 +362,8 @@ def test_every_deck_opens_from_disk_with_math_typeset_and_every_slide_fitting(
             problems.append(f"{name}: {page['images']} figures did not load")
         if page["tall"]:
             problems.append(f"{name}: slides taller than the deck: {page['tall']}")
+        if page["wide"]:
+            problems.append(f"{name}: slides wider than the deck: {page['wide']}")
         away = [u for u in page["loaded"] if not u.startswith(("file://", "data:"))]
         if away:
             problems.append(f"{name}: loaded {away}")
