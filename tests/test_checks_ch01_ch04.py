@@ -270,3 +270,45 @@ def test_the_pair_count_question_and_check_share_their_mistakes(n):
     for wrong_count, why in ch01.pair_count_mistakes(n).values():
         assert repr(lessons.check_pair_count(wrong_count, n)) == f"✘ Not yet. {why}"
     assert lessons.check_pair_count(n * n, n)
+
+
+@pytest.mark.parametrize(
+    ("answer", "mistake"),
+    [(144.5, "not_a_whole_number"), ("144", "not_a_whole_number"), (66, "unordered_pairs")]
+    + [(132, "no_diagonal"), (12, "one_each"), (143, "other")],
+)
+def test_check_pair_count_names_each_mistake(answer, mistake):
+    verdict = lessons.check_pair_count(answer, 12)
+    assert verdict.record()["verdict"] == "wrong" and verdict.mistake == mistake
+
+
+@pytest.mark.parametrize(
+    ("answer", "mistake"),
+    [
+        (SCORES, "raw_scores"),
+        (WEIGHTS, "weights_not_output"),
+        (VALUES[1], "hard_lookup"),
+        (np.ones(4), "wrong_shape"),
+        ("ten", "not_a_number"),
+        (WEIGHTS @ KEYS + np.array([0.0, 1e-3]), "other"),
+    ],
+)
+def test_check_soft_lookup_reports_the_mistakes_name(answer, mistake):
+    assert lessons.check_soft_lookup(answer, QUERY, KEYS, VALUES).mistake == mistake
+
+
+@pytest.mark.parametrize(
+    ("answer", "mistake"),
+    [
+        ([0.5, -0.5], "too_short"),
+        ([2.0, -1.5], "uneven_split"),
+        ([0.0, 2.0], "points_elsewhere"),
+        ([0.0, 0.0], "zero_query"),
+        (25.0, "value_not_query"),
+        ([[1.0, -1.0]], "wrong_shape"),
+        ([np.inf, -np.inf], "not_finite"),
+        ("south-east", "not_a_number"),
+    ],
+)
+def test_check_split_query_reports_the_mistakes_name(answer, mistake):
+    assert lessons.check_split_query(answer, COMPASS, (1, 2), names=NAMES).mistake == mistake

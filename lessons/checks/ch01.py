@@ -13,6 +13,8 @@ from .verdict import (
     Verdict,
     as_float_array,
     as_whole_number,
+    catalogued,
+    generic,
     is_missing,
     judge,
     named_mistake,
@@ -22,6 +24,38 @@ from .verdict import (
 )
 
 __all__ = ["check_pair_count", "check_soft_lookup", "check_split_query"]
+
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_pair_count": {
+        "unordered_pairs": "counted unordered pairs, n(n - 1)/2, as if i's score for j were "
+        "j's score for i",
+        "no_diagonal": "left out each token's score with itself, counting n(n - 1)",
+        "one_each": "counted one score per token, n, instead of one per pair",
+        **generic("not_a_whole_number", "other"),
+    },
+    "check_soft_lookup": {
+        "raw_scores": "stopped at the raw scores, before the softmax and the weighted average",
+        "weights_not_output": "stopped at the softmax weights instead of averaging the values "
+        "with them",
+        "not_summed": "weighted each value but did not add them up",
+        "no_softmax": "averaged the values with the raw scores, skipping the softmax",
+        "scores_over_sum": "divided the scores by their sum instead of taking the softmax",
+        "hard_lookup": "returned only the best-matching key's value (a hard look-up)",
+        "plain_average": "took the plain average of the values, ignoring the query",
+        "averaged_keys": "averaged the keys instead of the values",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+    "check_split_query": {
+        "value_not_query": "gave one number (what a look-up returns) instead of a query vector",
+        "zero_query": "gave the zero query, which weighs every key alike",
+        "points_elsewhere": "pointed the query at another key than the two to split between",
+        "uneven_split": "favoured one key of the pair over the other",
+        "too_short": "pointed between the two keys but made the query too short, so the "
+        "look-up stays soft",
+        **generic("not_a_number", "wrong_shape", "not_finite"),
+    },
+}
 
 
 def soft_lookup_mistakes(
@@ -39,41 +73,41 @@ def soft_lookup_mistakes(
     weights = softmax(scores)  # [n]
     total = scores.sum()
     return {
-        "raw-scores": (
+        "raw_scores": (
             scores,
             "Those are the raw scores keys @ query: apply the softmax to turn them into "
             "weights, then average the values with those weights.",
         ),
-        "weights-not-output": (
+        "weights_not_output": (
             weights,
             "Those are the weights; the answer is the weighted average of the values, "
             "weights @ values.",
         ),
-        "not-summed": (
+        "not_summed": (
             weights[:, None] * values,
             "You weighted each value but did not add them up: the answer is one vector, "
             "weights @ values.",
         ),
-        "no-softmax": (
+        "no_softmax": (
             scores @ values,
             "The raw scores are not weights: apply the softmax first, so they are "
             "positive and sum to 1.",
         ),
-        "scores-over-sum": (
+        "scores_over_sum": (
             (scores / total) @ values if abs(total) > 1e-12 else None,
             "You divided the scores by their sum; softmax exponentiates them first, so "
             "every weight is positive and a larger score counts for more.",
         ),
-        "hard-lookup": (
+        "hard_lookup": (
             values[int(np.argmax(scores))],
             "That is a hard look-up (the value of the best key only); a soft look-up "
             "mixes every value with softmax weights.",
         ),
-        "plain-average": (
+        "plain_average": (
             values.mean(axis=0),
             "That is the plain average: the weights must come from the query-key scores.",
         ),
-        "averaged-keys": (
+        "averaged_keys": (
             weights @ keys,
             "You averaged the keys; the keys only decide the weights, and the answer "
             "averages the values.",
@@ -81,6 +115,7 @@ def soft_lookup_mistakes(
     }
 
 
+@catalogued(MISTAKES)
 def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: ArrayLike) -> Verdict:
     """Check a soft dictionary look-up: ``softmax(keys @ query) @ values`` (chapter 1).
 
@@ -104,7 +139,7 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
         what="the weighted average of the values, one vector",
         praise="Each value counts in proportion to how well its key matches the query.",
         kind="a vector",
-        mistakes=list(soft_lookup_mistakes(query, keys, values).values()),
+        mistakes=soft_lookup_mistakes(query, keys, values),
     )
     if verdict is not None:
         return verdict
@@ -112,14 +147,17 @@ def check_soft_lookup(answer: Any, query: ArrayLike, keys: ArrayLike, values: Ar
     if got.shape != expected.shape:
         return wrong(
             f"The result is one value-sized vector, shape {expected.shape}; "
-            f"yours has shape {got.shape}."
+            f"yours has shape {got.shape}.",
+            "wrong_shape",
         )
     return wrong(
         "Score each key against the query (a dot product), softmax the scores, then "
-        "average the values with those weights."
+        "average the values with those weights.",
+        "other",
     )
 
 
+@catalogued(MISTAKES)
 def check_split_query(
     answer: Any,
     keys: ArrayLike,
@@ -165,18 +203,22 @@ def check_split_query(
         return unanswered(f"a query vector of {d_k} numbers")
     got = as_float_array(answer)
     if got is None:
-        return wrong(f"The answer should be a query vector; got {type(answer).__name__}.")
+        return wrong(
+            f"The answer should be a query vector; got {type(answer).__name__}.", "not_a_number"
+        )
     if got.shape != (d_k,):
         if got.size == 1:
             return wrong(
                 f"Give the query itself, a vector of {d_k} numbers like a key, not the "
-                "value the look-up returns."
+                "value the look-up returns.",
+                "value_not_query",
             )
         return wrong(
-            f"A query has the keys' width: shape [{d_k}]; yours has shape {list(got.shape)}."
+            f"A query has the keys' width: shape [{d_k}]; yours has shape {list(got.shape)}.",
+            "wrong_shape",
         )
     if not np.isfinite(got).all():
-        return wrong("The query must hold finite numbers.")
+        return wrong("The query must hold finite numbers.", "not_finite")
     weights = softmax(keys @ got)  # [n_k]
     w_one, w_two = weights[first], weights[second]
     left = 1 - w_one - w_two  # what the other keys keep
@@ -188,25 +230,29 @@ def check_split_query(
     if not got.any():
         return wrong(
             "The zero query scores every key 0, so every key gets the same weight. "
-            "Point the query between the two keys."
+            "Point the query between the two keys.",
+            "zero_query",
         )
     best = int(np.argmax(weights))
     if best not in (first, second):
         return wrong(
             f"Your query matches {labels[best]} best ({weights[best]:.2f} of the weight): "
-            f"point it between {one} and {two}, for example along the sum of their keys."
+            f"point it between {one} and {two}, for example along the sum of their keys.",
+            "points_elsewhere",
         )
     if abs(w_one - w_two) > 1 - 2 * share or left <= most:  # sharp enough, not even
         return wrong(
             f"{One} gets {w_one:.2f} and {two} {w_two:.2f}: the split is uneven. Turn "
-            "the query so that its dot products with the two keys are equal."
+            "the query so that its dot products with the two keys are equal.",
+            "uneven_split",
         )
     digits = 2 if most >= 0.01 else 4
     return wrong(
         f"The direction is right but the query is too short: the split is even ({one} "
         f"{w_one:.{digits}f}, {two} {w_two:.{digits}f}), yet the other keys still take "
         f"{left:.{digits}f}, more than {most:g}. Make the query longer: a longer query "
-        "makes the score differences larger and the weights sharper."
+        "makes the score differences larger and the weights sharper.",
+        "too_short",
     )
 
 
@@ -227,16 +273,19 @@ def pair_count_mistakes(n: int) -> dict[str, tuple[Any, str]]:
     }
 
 
+@catalogued(MISTAKES)
 def check_pair_count(answer: Any, n: int) -> Verdict:
     """Check the number of query-key scores self-attention computes for ``n`` tokens (chapter 1)."""
     if is_missing(answer):
         return unanswered("a whole number")
     value = as_whole_number(answer)
     if value is None:
-        return wrong(f"The answer should be a whole number; got {answer!r}.")
+        return wrong(f"The answer should be a whole number; got {answer!r}.", "not_a_whole_number")
     if value == n * n:
         return right(f"{n} queries times {n} keys: {n * n} scores, so the work grows like n².")
-    mistake = named_mistake(np.asarray(float(value)), list(pair_count_mistakes(n).values()))
+    mistake = named_mistake(np.asarray(float(value)), pair_count_mistakes(n))
     if mistake is not None:
         return mistake
-    return wrong("Count one score for every (query, key) pair, a token with itself included.")
+    return wrong(
+        "Count one score for every (query, key) pair, a token with itself included.", "other"
+    )

@@ -1,51 +1,85 @@
 """The building blocks of every self-check: a ``Verdict`` and the helpers that make one.
 
-A chapter's check (``lessons/checks/chNN.py``) is a few lines built from these:
+A chapter's check (``lessons/checks/chNN.py``) is a few lines built from these, and
+every wrong verdict names its mistake (a snake_case name the chapter's ``MISTAKES``
+catalogue describes):
 
 .. code-block:: python
 
+    MISTAKES = {
+        "check_double": {
+            "squared": "squared x instead of doubling it",
+            **generic("not_a_number", "other"),
+        },
+    }
+
+    @catalogued(MISTAKES)
     def check_double(answer, x):
         if is_missing(answer):
             return unanswered("twice x, one number")  # ✏ No answer yet: ...
         got = as_float_array(answer)
         if got is None:
-            return wrong(f"The answer should be a number; got {type(answer).__name__}.")
+            return wrong(f"The answer should be a number; got {type(answer).__name__}.",
+                         "not_a_number")
         expected = np.asarray(2 * x, dtype=float)
         if close(got, expected):
             return right("2x it is.")  # ✔ Correct. 2x it is.
-        mistake = named_mistake(got, [(np.asarray(x**2), "That is x squared.")])
+        mistake = named_mistake(got, {"squared": (np.asarray(x**2), "That is x squared.")})
         if mistake is not None:  # a Verdict is falsy when wrong: compare with None
             return mistake
-        return wrong("Multiply x by 2.")  # ✘ Not yet. ...
+        return wrong("Multiply x by 2.", "other")  # ✘ Not yet. ...
 
-The three marks (✔ ✘ ✏) are written here only, so every chapter's messages look
-alike; they are glyphs every text font has.
+``catalogued`` makes the check refuse (``ValueError``) to return a name its catalogue
+entry does not describe, and tells every ``add_observer`` callback what it returned
+(a grader collects verdicts that way). The three marks (✔ ✘ ✏) are written here only,
+so every chapter's messages look alike; they are glyphs every text font has.
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .._validate import as_numpy
 
 __all__ = [
+    "GENERIC_MISTAKES",
     "TOLERANCE",
     "Verdict",
+    "add_observer",
     "as_float_array",
     "as_whole_number",
+    "catalogued",
     "close",
+    "generic",
     "is_missing",
     "judge",
     "named_mistake",
+    "remove_observer",
     "right",
     "unanswered",
     "wrong",
 ]
+
+#: The mistakes any check may name, whatever its exercise: name -> what the learners did.
+#: Each description completes "12 of 30 students ...".
+GENERIC_MISTAKES: dict[str, str] = {
+    "not_a_number": "gave an answer of the wrong kind (text, a ragged list, not a number)",
+    "not_a_whole_number": "gave a count that is not a whole number",
+    "wrong_shape": "gave an array of the wrong shape",
+    "not_finite": "gave an answer holding NaN or infinity",
+    "other": "gave a wrong answer that no known mistake explains",
+}
+
+#: What a mistake's name looks like: snake_case, starting with a letter.
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 
 #: Absolute and relative tolerance of ``close``: answers are computed in float64.
 TOLERANCE = 1e-6
@@ -57,12 +91,29 @@ class Verdict:
 
     It is truthy exactly when the answer is right, and shows ``message`` in a
     notebook (as text, and as a coloured box where HTML is shown). ``answered``
-    is False when the reader has not replaced the placeholder yet.
+    is False when the reader has not replaced the placeholder yet. ``mistake`` is
+    the snake_case name of the mistake a wrong answer makes (``"other"`` when no
+    known mistake explains it), None for a right or unanswered one; it is not
+    shown, but ``record()`` reports it.
     """
 
     ok: bool
     message: str
     answered: bool = True
+    mistake: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.ok or not self.answered:
+            if self.mistake is not None:
+                raise ValueError(
+                    f"only a wrong answer names a mistake; got {self.mistake!r} for a "
+                    f"{'right' if self.ok else 'unanswered'} verdict"
+                )
+        elif not isinstance(self.mistake, str) or not _NAME.fullmatch(self.mistake):
+            raise ValueError(
+                "a wrong verdict needs its mistake's snake_case name (like 'no_scaling'); "
+                f"got {self.mistake!r}"
+            )
 
     def __bool__(self) -> bool:
         return self.ok
@@ -78,20 +129,97 @@ class Verdict:
             f"{html.escape(self.message)}</div>"
         )
 
+    @property
+    def verdict(self) -> str:
+        """``"right"``, ``"wrong"`` or ``"unanswered"``."""
+        return "right" if self.ok else ("wrong" if self.answered else "unanswered")
+
+    def record(self) -> dict[str, str | None]:
+        """``{"verdict": "right" | "wrong" | "unanswered", "mistake": name or None, "message": ...}``."""
+        return {"verdict": self.verdict, "mistake": self.mistake, "message": self.message}
+
 
 def right(message: str) -> Verdict:
     """A correct answer: ``✔ Correct.`` followed by ``message`` (what the answer shows)."""
     return Verdict(True, f"✔ Correct. {message}")
 
 
-def wrong(message: str) -> Verdict:
-    """A wrong answer: ``✘ Not yet.`` followed by ``message`` (what it looks like, how to fix it)."""
-    return Verdict(False, f"✘ Not yet. {message}")
+def wrong(message: str, mistake: str = "other") -> Verdict:  # TRANSITIONAL default
+    """A wrong answer: ``✘ Not yet.`` followed by ``message`` (what it looks like, how to fix it).
+
+    ``mistake`` is the mistake's snake_case name, one the check's ``MISTAKES`` entry
+    describes (``"other"`` when no known mistake explains the answer).
+    """
+    return Verdict(False, f"✘ Not yet. {message}", mistake=mistake)
 
 
 def unanswered(what: str) -> Verdict:
     """The placeholder is still there: ``what`` says what to write instead."""
     return Verdict(False, f"✏ No answer yet: replace the ... or None with {what}.", answered=False)
+
+
+def generic(*names: str) -> dict[str, str]:
+    """The ``GENERIC_MISTAKES`` entries ``names``, to spread into a check's ``MISTAKES`` entry."""
+    unknown = [name for name in names if name not in GENERIC_MISTAKES]
+    if unknown:
+        raise ValueError(f"not generic mistakes: {unknown}; known: {list(GENERIC_MISTAKES)}")
+    return {name: GENERIC_MISTAKES[name] for name in names}
+
+
+_OBSERVERS: list[Callable[[str, Verdict], Any]] = []
+_depth = [0]  # how many catalogued checks are running: only the outermost one reports
+
+Check = TypeVar("Check", bound=Callable[..., Verdict])
+
+
+def add_observer(callback: Callable[[str, Verdict], Any]) -> None:
+    """Call ``callback(check_name, verdict)`` after every catalogued check returns.
+
+    A grader registers one in the kernel that runs a submission and collects each
+    ``verdict.record()``; a check called by another check reports only once, as the
+    outer one.
+    """
+    _OBSERVERS.append(callback)
+
+
+def remove_observer(callback: Callable[[str, Verdict], Any]) -> None:
+    """Stop calling ``callback`` (registered with ``add_observer``)."""
+    _OBSERVERS.remove(callback)
+
+
+def catalogued(mistakes: Mapping[str, Mapping[str, str]]) -> Callable[[Check], Check]:
+    """Decorate a check so it only names mistakes its entry ``mistakes[check name]`` describes.
+
+    A wrong verdict whose name the entry lacks raises ``ValueError`` (a bug in the
+    check, which its tests catch); every verdict returned goes to the observers.
+    """
+
+    def decorate(check: Check) -> Check:
+        if check.__name__ not in mistakes:
+            raise ValueError(f"{check.__name__} has no entry in its chapter's MISTAKES")
+        known = mistakes[check.__name__]
+
+        @functools.wraps(check)
+        def checked(*args: Any, **kwargs: Any) -> Verdict:
+            _depth[0] += 1
+            try:
+                verdict = check(*args, **kwargs)
+            finally:
+                _depth[0] -= 1
+            if verdict.mistake is not None and verdict.mistake not in known:
+                raise ValueError(
+                    f"{check.__name__} named the mistake {verdict.mistake!r}, which its "
+                    f"MISTAKES entry does not describe (it knows {sorted(known)})"
+                )
+            if _depth[0] == 0:
+                for callback in list(_OBSERVERS):
+                    callback(check.__name__, verdict)
+            return verdict
+
+        checked.mistakes = known  # type: ignore[attr-defined]
+        return checked  # type: ignore[return-value]
+
+    return decorate
 
 
 def is_missing(answer: Any) -> bool:
@@ -135,16 +263,23 @@ def as_whole_number(answer: Any) -> int | None:
     return int(value) if value.is_integer() else None
 
 
-def named_mistake(got: np.ndarray, mistakes: list[tuple[Any, str]]) -> Verdict | None:
+def named_mistake(got: np.ndarray, mistakes: Mapping[str, tuple[Any, str]]) -> Verdict | None:
     """The ``wrong`` verdict of the first common mistake the answer matches, or None.
 
-    ``mistakes`` pairs what a wrong method computes (None where it cannot apply to
-    these inputs) with the explanation the reader sees. Every check that
-    diagnoses numeric answers lists its mistakes this way.
+    ``mistakes`` maps each mistake's name to what the wrong method computes (None
+    where it cannot apply to these inputs) and the explanation the reader sees.
+    Every check that diagnoses numeric answers lists its mistakes this way. A name
+    spelt with hyphens (``"no-scaling"``, as the in-page questions that share the
+    dict show it) is reported in snake_case (``"no_scaling"``).
     """
-    for candidate, message in mistakes:
+    pairs = (
+        mistakes.items()
+        if isinstance(mistakes, Mapping)
+        else [("other", pair) for pair in mistakes]  # TRANSITIONAL: a chapter not converted yet
+    )
+    for name, (candidate, message) in pairs:
         if candidate is not None and close(got, np.asarray(candidate, dtype=float)):
-            return wrong(message)
+            return wrong(message, name.replace("-", "_"))
     return None
 
 
@@ -154,27 +289,31 @@ def judge(
     *,
     what: str,
     praise: str,
-    mistakes: list[tuple[Any, str]] | None = None,
+    mistakes: Mapping[str, tuple[Any, str]] | None = None,
     kind: str = "an array",
     shape_message: str | None = None,
 ) -> Verdict | None:
     """The verdict every numeric check opens with, or None to go on with its own hints.
 
     In order: the placeholder is still there (``unanswered(what)``); the answer is not
-    ``kind`` of numbers; it equals ``expected`` (``right(praise)``); it matches one of
-    the ``mistakes`` (as in ``named_mistake``); its shape is not ``expected``'s and
-    ``shape_message`` says why (``{expected}`` and ``{got}`` in it become the two
-    shapes). None means none of these: the check then says what else it can.
+    ``kind`` of numbers (``not_a_number``); it equals ``expected`` (``right(praise)``);
+    it matches one of the ``mistakes`` (as in ``named_mistake``); its shape is not
+    ``expected``'s and ``shape_message`` says why (``wrong_shape``; ``{expected}`` and
+    ``{got}`` in it become the two shapes). None means none of these: the check then
+    says what else it can.
     """
     if is_missing(answer):
         return unanswered(what)
     got = as_float_array(answer)
     if got is None:
-        return wrong(f"The answer should be {kind}; got {type(answer).__name__}.")
+        return wrong(f"The answer should be {kind}; got {type(answer).__name__}.", "not_a_number")
     expected = np.asarray(expected, dtype=float)
     if close(got, expected):
         return right(praise)
-    mistake = named_mistake(got, mistakes or [])
+    mistake = named_mistake(got, mistakes or {})
     if mistake is None and shape_message is not None and got.shape != expected.shape:
-        return wrong(shape_message.format(expected=list(expected.shape), got=list(got.shape)))
+        return wrong(
+            shape_message.format(expected=list(expected.shape), got=list(got.shape)),
+            "wrong_shape",
+        )
     return mistake
