@@ -405,8 +405,8 @@ def render(
     if generic_names:
         lines += [
             "",
-            "Besides the mistakes listed per chapter, every check tells a learner (and "
-            "`make grade` records) these generic ones:",
+            "Besides its own mistakes, a check may name these generic ones (each check's "
+            "list below says which), and `make grade` records them the same way:",
             "",
         ]
         if isinstance(generic, Mapping):
