@@ -284,6 +284,10 @@ def _chapters(numbers: tuple[int, ...]) -> str:
     return ("chapter " if len(names) == 1 else "chapters ") + listed
 
 
+def _count(n: int, noun: str) -> str:
+    return f"no {noun}s" if n == 0 else f"1 {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _mistake_lines(mistakes: Mapping[str, str], indent: str) -> list[str]:
     return [f"{indent}- `{name}`: {md(text)}" for name, text in mistakes.items()]
 
@@ -319,8 +323,9 @@ def render_chapter(
         "",
         f"{{doc}}`Open the chapter <{chapter.stem}>`. "
         f"About {minutes} minutes to read ({chapter.words:,} words at {WORDS_PER_MINUTE} a "
-        f"minute, solutions left out), seconds to run; {len(chapter.exercises)} exercises, "
-        f"{len(checked)} of them self-checked; {len(chapter.questions)} in-page questions.",
+        f"minute, solutions left out), seconds to run; "
+        f"{_count(len(chapter.exercises), 'exercise')}, {len(checked)} of them self-checked; "
+        f"{_count(len(chapter.questions), 'in-page question')}.",
         "",
         "**Objectives.** After it a learner can:",
         "",
