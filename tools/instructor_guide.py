@@ -393,8 +393,9 @@ def render(
         "",
         f"Reading times count the words a learner reads (solutions left out) at "
         f"{WORDS_PER_MINUTE} words a minute, rounded to {ROUND_TO} minutes; add time for "
-        "the code and the questions. Every chapter runs top to bottom in seconds: "
-        "CONTRIBUTING.md asks for under 8 s in a fresh kernel on 2 CPU cores.",
+        "the code and the questions. Every chapter runs top to bottom in seconds, not "
+        "minutes: CONTRIBUTING.md asks for under 8 s in a fresh kernel on 2 CPU cores (a "
+        "convention; no test times it).",
         "",
         "| Chapter | Read (min) | Exercises | Self-checked | Questions | Assumes |",
         "|---|---|---|---|---|---|",
