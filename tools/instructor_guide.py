@@ -322,8 +322,7 @@ def render_chapter(
         f"## Chapter {chapter.number}: {chapter.title}",
         "",
         f"{{doc}}`Open the chapter <{chapter.stem}>`. "
-        f"About {minutes} minutes to read ({chapter.words:,} words at {WORDS_PER_MINUTE} a "
-        f"minute, solutions left out), seconds to run; "
+        f"About {minutes} minutes to read, seconds to run; "
         f"{_count(len(chapter.exercises), 'exercise')}, {len(checked)} of them self-checked; "
         f"{_count(len(chapter.questions), 'in-page question')}.",
         "",
@@ -391,9 +390,9 @@ def render(
         "",
         "## The chapters at a glance",
         "",
-        f"Reading times count the words a learner reads (solutions left out) at "
-        f"{WORDS_PER_MINUTE} words a minute, rounded to {ROUND_TO} minutes; add time for "
-        "the code and the questions. Every chapter runs top to bottom in seconds, not "
+        f"Reading times count the words of a chapter's text, solutions left out, at "
+        f"{WORDS_PER_MINUTE} words a minute, rounded to {ROUND_TO} minutes (a small edit "
+        "seldom changes them); add time for the code, the questions and the exercises. Every chapter runs top to bottom in seconds, not "
         "minutes: CONTRIBUTING.md asks for under 8 s in a fresh kernel on 2 CPU cores (a "
         "convention; no test times it).",
         "",
