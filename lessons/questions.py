@@ -58,6 +58,16 @@ from .widgets import stable_floats
 
 __all__ = ["KINDS", "TOLERANCE", "Question", "mistakes_at", "question"]
 
+
+def _not_yet(message: str) -> str:
+    """A wrong answer's text, ``✘ Not yet. ...``, as a self-check shows it.
+
+    The page reports a mistake's name beside the text (``Question.grade``), as the
+    question spells it, so the verdict's own name is only a placeholder here.
+    """
+    return wrong(message, "other").message
+
+
 #: Answers within this distance of the right number count as right, unless told otherwise.
 TOLERANCE = 0.005
 
@@ -118,9 +128,9 @@ class Question:
         """The page's messages that do not depend on a mistake."""
         return {
             "correct": right(self.explain).message.strip(),
-            "wrong": wrong(self.hint).message,
+            "wrong": _not_yet(self.hint),
             "empty": EMPTY[self.kind],
-            "unreadable": wrong(UNREADABLE[self.kind]).message,
+            "unreadable": _not_yet(UNREADABLE[self.kind]),
             "revealed": f"The answer: {self.answer_text()}. {self.explain}".strip(),
         }
 
@@ -157,7 +167,7 @@ class Question:
             return "correct", None, messages["correct"]
         for name, (value, explanation) in self.mistakes.items():
             if self.matches(got, value):
-                return "mistake", name, wrong(explanation).message
+                return "mistake", name, _not_yet(explanation)
         return "wrong", None, messages["wrong"]
 
     def matches(self, got: Any, value: Any) -> bool:
@@ -185,7 +195,7 @@ class Question:
                     "name": name,
                     "value": plain(value),
                     "shown": self.shown(value),
-                    "message": wrong(explanation).message,
+                    "message": _not_yet(explanation),
                 }
                 for name, (value, explanation) in self.mistakes.items()
             ],

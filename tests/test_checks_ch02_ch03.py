@@ -332,7 +332,7 @@ def test_the_score_agrees_with_an_nn_linear_layer_holding_the_weight():
 
 def test_a_rectangular_fused_weight_has_no_silent_transpose_slip():
     weight = np.random.default_rng(0).normal(size=(9, 6))  # [3 d_k, d_model], d_k = 3
-    assert ch03.fused_score_mistakes(weight, X_FUSED, 0, 1)["not-transposed"][0] is None
+    assert ch03.fused_score_mistakes(weight, X_FUSED, 0, 1)["not_transposed"][0] is None
     Q, K, _ = np.split(X_FUSED @ weight.T, 3, axis=1)
     assert lessons.check_fused_score(Q[0] @ K[1], weight, X_FUSED, 0, 1)
 

@@ -43,11 +43,11 @@ def test_with_heads_of_d_model_over_h_the_count_is_chapter_sevens_four_d_squared
 @pytest.mark.parametrize(
     ("name", "answer", "named"),
     [
-        ("d-k-is-d-model-over-h", 4 * 1024 * 1024, "4 d_model²"),
-        ("square-output-projection", 3 * 1024 * 4096 + 1024 * 1024, "W_O reads"),
-        ("one-head", 4 * 1024 * 128, "one head's share"),
-        ("all-square-in-head-width", 4 * 4096 * 4096, "d_model rows"),
-        ("biases-counted", 4 * 1024 * 4096 + 3 * 4096 + 1024, "without the biases"),
+        ("d_k_is_d_model_over_h", 4 * 1024 * 1024, "4 d_model²"),
+        ("square_output_projection", 3 * 1024 * 4096 + 1024 * 1024, "W_O reads"),
+        ("one_head", 4 * 1024 * 128, "one head's share"),
+        ("all_square_in_head_width", 4 * 4096 * 4096, "d_model rows"),
+        ("biases_counted", 4 * 1024 * 4096 + 3 * 4096 + 1024, "without the biases"),
     ],
 )
 def test_check_head_width_parameter_count_names_each_mistake(name, answer, named):
@@ -111,12 +111,12 @@ def test_check_block_quadratic_share_accepts_the_share_to_three_decimals():
 @pytest.mark.parametrize(
     ("name", "answer", "named"),
     [
-        ("attention-layer-only", 2048 / (2048 + 1024), "attention layer alone"),
-        ("d-ff-taken-as-4-d-model", 2048 / (2048 + 6 * 512), "d_ff is 1536"),
-        ("one-feed-forward-product", 2048 / (2048 + 1024 + 768), "two products"),
-        ("scores-without-weighted-sum", 2048 / (2048 + 2048 + 3072), "A V"),
-        ("linear-share", 2560 / 4608, "grows like n"),
-        ("ratio-not-share", 2048 / 2560, "divides by the total"),
+        ("attention_layer_only", 2048 / (2048 + 1024), "attention layer alone"),
+        ("d_ff_taken_as_4_d_model", 2048 / (2048 + 6 * 512), "d_ff is 1536"),
+        ("one_feed_forward_product", 2048 / (2048 + 1024 + 768), "two products"),
+        ("scores_without_weighted_sum", 2048 / (2048 + 2048 + 3072), "A V"),
+        ("linear_share", 2560 / 4608, "grows like n"),
+        ("ratio_not_share", 2048 / 2560, "divides by the total"),
     ],
 )
 def test_check_block_quadratic_share_names_each_mistake(name, answer, named):

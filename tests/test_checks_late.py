@@ -26,7 +26,7 @@ def test_every_check_of_every_chapter_is_a_public_name():
 
 def test_the_three_marks_start_every_message():
     assert repr(right("x")).startswith("✔ Correct.")
-    assert repr(wrong("x")).startswith("✘ Not yet.")
+    assert repr(wrong("x", "other")).startswith("✘ Not yet.")
     verdict = unanswered("a number")
     assert repr(verdict).startswith("✏ No answer yet") and not verdict.answered and not verdict
 
@@ -46,9 +46,14 @@ def test_whole_numbers_in_any_form_are_read_exactly(n):
 
 def test_named_mistake_picks_the_first_match_and_skips_inapplicable_ones():
     got = np.array([1.0, 2.0])
-    mistakes = [(None, "never"), (np.array([1.0, 2.0]), "first"), (np.array([1.0, 2.0]), "second")]
+    mistakes = {
+        "never": (None, "never"),
+        "first": (np.array([1.0, 2.0]), "first"),
+        "second": (np.array([1.0, 2.0]), "second"),
+    }
     assert "first" in repr(named_mistake(got, mistakes))
-    assert named_mistake(got, [(np.array([2.0, 1.0]), "no")]) is None
+    assert named_mistake(got, mistakes).mistake == "first"
+    assert named_mistake(got, {"no": (np.array([2.0, 1.0]), "no")}) is None
 
 
 def test_check_weight_bytes_accepts_the_count_and_shows_it_in_gib():

@@ -169,8 +169,6 @@ def test_observers_hear_every_checks_verdict_once():
 
 def test_every_check_of_every_chapter_is_catalogued():
     for module in MODULES.values():
-        if not hasattr(module, "MISTAKES"):  # TRANSITIONAL
-            continue
         assert list(module.MISTAKES) == module.__all__, module.__name__
         for name in module.__all__:
             check = getattr(module, name)
@@ -183,7 +181,7 @@ def test_every_check_of_every_chapter_is_catalogued():
 
 def test_the_catalogue_is_in_book_order_with_each_chapters_checks_in_order():
     book = catalogue()
-    assert list(book) == sorted(book) and list(book) == list(MODULES)[: len(book)]
+    assert list(book) == sorted(book) == list(MODULES)
     for chapter, checks in book.items():
         assert list(checks) == MODULES[chapter].__all__
         assert all(checks.values()), f"chapter {chapter} has a check that names no mistake"
@@ -253,8 +251,6 @@ def produced(tmp_path_factory):
 
 def test_every_catalogued_mistake_is_produced_by_a_check_test(produced):
     described = {(check, name) for _, check, name, _ in ENTRIES}
-    checks = {check for check, _ in described}  # TRANSITIONAL
-    produced = {pair for pair in produced if pair[0] in checks}  # TRANSITIONAL
     assert not (produced - described), "named but not catalogued"
     missing = sorted(described - produced)
     assert not missing, f"catalogued but no test input in tests/test_checks*.py gives it: {missing}"

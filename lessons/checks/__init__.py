@@ -46,5 +46,4 @@ def catalogue() -> dict[int, dict[str, dict[str, str]]]:
     return {
         n: {name: dict(module.MISTAKES[name]) for name in module.__all__}
         for n, module in MODULES.items()
-        if hasattr(module, "MISTAKES")  # TRANSITIONAL: every chapter will have one
     }

@@ -14,7 +14,9 @@ from .verdict import (
     TOLERANCE,
     Verdict,
     as_float_array,
+    catalogued,
     close,
+    generic,
     is_missing,
     judge,
     right,
@@ -29,6 +31,43 @@ __all__ = [
     "check_score_matrix",
     "check_softmax_function",
 ]
+
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_dot_product": {
+        "not_summed": "multiplied entry by entry but did not add the products up",
+        "cosine": "divided by both lengths, giving the cosine similarity instead",
+        "sign_flipped": "got the sign of the dot product wrong",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+    "check_key_for_scores": {
+        "scores_as_key": "gave the wanted scores themselves instead of a key that produces them",
+        "columns_of_q": "paired the key with the columns of Q instead of its rows",
+        "a_query": "gave the query that should score highest instead of solving for the key",
+        **generic("not_a_number", "wrong_shape", "not_finite", "other"),
+    },
+    "check_perpendicular_entry": {
+        "sign_slip": "slipped a sign when solving for the missing entry",
+        "not_divided": "solved for a_k times the entry but did not divide by a_k",
+        "dot_product": "gave the dot product with the unknown set to 0 instead of solving for it",
+        **generic("not_a_number", "wrong_shape", "not_finite", "other"),
+    },
+    "check_score_matrix": {
+        "transpose": "computed K @ Q.T, the transpose, with a row per key instead of per query",
+        "elementwise": "multiplied entry by entry (Q * K) instead of taking dot products",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+    "check_softmax_function": {
+        "not_a_function": "passed a result, softmax(x), instead of the function itself",
+        "raises": "wrote a function that raises an error on a small test input",
+        "returns_wrong_shape": "wrote a function whose result is not an array of the input's shape",
+        "overflows": "did not subtract the maximum, so large scores overflow into NaN",
+        "softmax_over_columns": "normalised down the columns instead of along each row",
+        "softmax_over_table": "normalised the whole table at once instead of each row",
+        "not_normalised": "forgot to divide the exponentials by their sum",
+        **generic("other"),
+    },
+}
 
 
 def score_matrix_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, str]]:
@@ -52,6 +91,7 @@ def score_matrix_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, st
     }
 
 
+@catalogued(MISTAKES)
 def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
     """Check a dot product ``a · b`` worked out by the reader (the chapter template's example)."""
     if is_missing(answer):
@@ -62,28 +102,38 @@ def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
     expected = float(a @ b)
     got = as_float_array(answer)
     if got is None:
-        return wrong(f"The answer should be a number; got {type(answer).__name__}.")
+        return wrong(f"The answer should be a number; got {type(answer).__name__}.", "not_a_number")
     if got.shape == a.shape and close(got, a * b):
         return wrong(
             "You have the element-wise products a_k * b_k; the dot product adds them up "
-            "into one number (np.sum, or a @ b)."
+            "into one number (np.sum, or a @ b).",
+            "not_summed",
         )
     if got.size != 1:
-        return wrong(f"The dot product is one number; your answer has shape {got.shape}.")
+        return wrong(
+            f"The dot product is one number; your answer has shape {got.shape}.", "wrong_shape"
+        )
     value = float(got.reshape(()))
     norms = float(np.linalg.norm(a) * np.linalg.norm(b))
     if norms > 0 and abs(value - expected / norms) < TOLERANCE and abs(expected) > TOLERANCE:
         return wrong(
             "That is the cosine similarity (the dot product divided by both lengths); "
-            "the dot product keeps the lengths."
+            "the dot product keeps the lengths.",
+            "cosine",
         )
     if abs(value - expected) < TOLERANCE:
         return right(f"a · b = {expected:g}.")
     if abs(value + expected) < TOLERANCE:
-        return wrong("The sign is flipped: check the products of entries with opposite signs.")
-    return wrong(f"{value:g} is not a · b: multiply matching entries, then add the products.")
+        return wrong(
+            "The sign is flipped: check the products of entries with opposite signs.",
+            "sign_flipped",
+        )
+    return wrong(
+        f"{value:g} is not a · b: multiply matching entries, then add the products.", "other"
+    )
 
 
+@catalogued(MISTAKES)
 def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     """Check a table of all query-key dot products, ``Q @ K.T``, shape ``[n_q, n_k]``.
 
@@ -102,7 +152,7 @@ def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
             "The table should have one row per query and one column per key, shape "
             "{expected}; yours has shape {got}."
         ),
-        mistakes=list(score_matrix_mistakes(Q, K).values()),
+        mistakes=score_matrix_mistakes(Q, K),
     )
     if verdict is not None:
         return verdict
@@ -110,7 +160,8 @@ def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
     off = np.argwhere(~np.isclose(got, expected, atol=TOLERANCE))
     i, j = (int(v) for v in off[0])
     return wrong(
-        f"Entry ({i}, {j}) should be q_{i} · k_{j} = {expected[i, j]:g}; yours is {got[i, j]:g}."
+        f"Entry ({i}, {j}) should be q_{i} · k_{j} = {expected[i, j]:g}; yours is {got[i, j]:g}.",
+        "other",
     )
 
 
@@ -124,16 +175,16 @@ def perpendicular_entry_mistakes(a: ArrayLike, b: ArrayLike, k: int) -> dict[str
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     rest = float(a @ b - a[k] * b[k])  # the products that do not involve b[k]
     return {
-        "sign-slip": (
+        "sign_slip": (
             rest / a[k],
             "The sign slipped: a · b = rest + a_k x = 0 gives a_k x = -rest, so "
             f"x = -rest / a_k, where rest = {rest:g} is the sum of the other products.",
         ),
-        "not-divided": (
+        "not_divided": (
             -rest,
             f"You found a_k x = {-rest:g}; divide by a_k = {a[k]:g} to get x itself.",
         ),
-        "dot-product": (
+        "dot_product": (
             rest,
             f"That is a · b with the unknown set to 0 (the other products add up to "
             f"{rest:g}); choose the unknown so that the whole sum is 0.",
@@ -141,6 +192,7 @@ def perpendicular_entry_mistakes(a: ArrayLike, b: ArrayLike, k: int) -> dict[str
     }
 
 
+@catalogued(MISTAKES)
 def check_perpendicular_entry(answer: Any, a: ArrayLike, b: ArrayLike, k: int) -> Verdict:
     """Check the entry ``b[k]`` that makes ``b`` perpendicular to ``a`` (chapter 2).
 
@@ -166,23 +218,27 @@ def check_perpendicular_entry(answer: Any, a: ArrayLike, b: ArrayLike, k: int) -
     got = as_float_array(answer)
     if got is None or got.size != 1:
         what = type(answer).__name__ if got is None else f"shape {list(got.shape)}"
-        return wrong(f"The answer is the one missing entry of b, a single number; got {what}.")
+        return wrong(
+            f"The answer is the one missing entry of b, a single number; got {what}.",
+            "not_a_number" if got is None else "wrong_shape",
+        )
     value = float(got.reshape(()))
     if not np.isfinite(value):
-        return wrong("The missing entry must be a finite number.")
+        return wrong("The missing entry must be a finite number.", "not_finite")
     if abs(value - expected) < TOLERANCE * max(1.0, abs(expected)):
         return right(
             f"With b[{k}] = {expected:g} the products add up to 0: the arrows meet at 90°, "
             "and neither says anything about the other."
         )
-    for candidate, message in perpendicular_entry_mistakes(a, b, k).values():
+    for name, (candidate, message) in perpendicular_entry_mistakes(a, b, k).items():
         if candidate is not None and abs(value - candidate) < TOLERANCE * max(1.0, abs(candidate)):
-            return wrong(message)
+            return wrong(message, name)
     filled = b.copy()
     filled[k] = value
     return wrong(
         f"With b[{k}] = {value:g}, a · b = {float(a @ filled):g}, not 0: write a · b as a sum "
-        f"of products, with x in place of b[{k}], set it to 0 and solve for x."
+        f"of products, with x in place of b[{k}], set it to 0 and solve for x.",
+        "other",
     )
 
 
@@ -194,17 +250,17 @@ def key_for_scores_mistakes(Q: ArrayLike, scores: ArrayLike) -> dict[str, tuple[
     """
     Q, scores = np.asarray(Q, dtype=float), np.asarray(scores, dtype=float)
     return {
-        "scores-as-key": (
+        "scores_as_key": (
             scores,
             "That is the column of scores you want, not the key that gives it: find k "
             "with q_i · k equal to score i for every query i.",
         ),
-        "columns-of-q": (
+        "columns_of_q": (
             np.linalg.solve(Q.T, scores),
             "Your key gives those scores with the columns of Q: query i's score is the "
             "dot product of row i of Q with the key, (Q @ k)[i] = q_i · k.",
         ),
-        "a-query": (
+        "a_query": (
             Q[int(np.argmax(scores))],
             "That is the query that should score the key highest: pointing the key its "
             "way gives it a high score, but not the scores wanted. Solve q_i · k = "
@@ -213,6 +269,7 @@ def key_for_scores_mistakes(Q: ArrayLike, scores: ArrayLike) -> dict[str, tuple[
     }
 
 
+@catalogued(MISTAKES)
 def check_key_for_scores(answer: Any, Q: ArrayLike, scores: ArrayLike) -> Verdict:
     """Check a key ``k [d_k]`` whose column of the score table is ``scores`` (chapter 2).
 
@@ -241,21 +298,23 @@ def check_key_for_scores(answer: Any, Q: ArrayLike, scores: ArrayLike) -> Verdic
             "product with the key, so the key solves one equation per query."
         ),
         kind="a vector",
-        mistakes=list(key_for_scores_mistakes(Q, scores).values()),
+        mistakes=key_for_scores_mistakes(Q, scores),
         shape_message="A key is a vector like a row of K, shape {expected}; yours has shape {got}.",
     )
     if verdict is not None:
         return verdict
     got = as_float_array(answer)  # [d_k]: judge ruled out the rest
     if not np.isfinite(got).all():
-        return wrong("The key must hold finite numbers.")
+        return wrong("The key must hold finite numbers.", "not_finite")
     column = np.round(Q @ got, 4).tolist()
     return wrong(
         f"Your key gets the scores {column} from the queries, not {np.round(scores, 4).tolist()}: "
-        "write q_i · k = score i for each query and solve for the entries of k."
+        "write q_i · k = score i for each query and solve for the entries of k.",
+        "other",
     )
 
 
+@catalogued(MISTAKES)
 def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
     """Check a reader's softmax function on the cases that catch the usual bugs (chapter 2).
 
@@ -265,7 +324,8 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
         return unanswered("your softmax function")
     if not callable(fn):
         return wrong(
-            f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}."
+            f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}.",
+            "not_a_function",
         )
     cases = [
         ("a small row [1, 2, 3]", np.array([1.0, 2.0, 3.0])),
@@ -277,31 +337,41 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
             try:
                 got = as_float_array(fn(x.copy()))
             except Exception as error:  # the reader's code failing is part of the verdict
-                return wrong(f"On {label} your function raised {type(error).__name__}: {error}")
+                return wrong(
+                    f"On {label} your function raised {type(error).__name__}: {error}", "raises"
+                )
         expected = softmax(x)
         if got is None or got.shape != x.shape:
             shape = None if got is None else got.shape
-            return wrong(f"On {label} the result should have shape {x.shape}; got {shape}.")
+            return wrong(
+                f"On {label} the result should have shape {x.shape}; got {shape}.",
+                "returns_wrong_shape",
+            )
         if np.isnan(got).any():
             return wrong(
                 f"On {label} you get NaN: exp overflows to inf and inf / inf is NaN. "
-                "Subtract each row's maximum before exp; the result does not change."
+                "Subtract each row's maximum before exp; the result does not change.",
+                "overflows",
             )
         if close(got, expected):
             continue
         if x.ndim == 2 and close(got, softmax(x, axis=0)):
             return wrong(
-                f"On {label} you normalised columns; softmax normalises each row (axis=-1)."
+                f"On {label} you normalised columns; softmax normalises each row (axis=-1).",
+                "softmax_over_columns",
             )
         if x.ndim == 2 and np.isclose(got.sum(), 1.0):
             return wrong(
-                f"On {label} the whole table sums to 1; each row should (use axis=-1 and keepdims=True)."
+                f"On {label} the whole table sums to 1; each row should (use axis=-1 and keepdims=True).",
+                "softmax_over_table",
             )
         if not np.allclose(got.sum(axis=-1), 1.0):
             return wrong(
-                f"On {label} the rows do not sum to 1: divide the exponentials by their sum."
+                f"On {label} the rows do not sum to 1: divide the exponentials by their sum.",
+                "not_normalised",
             )
         return wrong(
-            f"On {label} you get {np.round(got, 4)}; softmax gives {np.round(expected, 4)}."
+            f"On {label} you get {np.round(got, 4)}; softmax gives {np.round(expected, 4)}.",
+            "other",
         )
     return right("Rows sum to 1, order is kept, and large scores do not overflow.")

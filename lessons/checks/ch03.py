@@ -11,11 +11,55 @@ from numpy.typing import ArrayLike
 from .._validate import finite_number, float_input
 from ..softmax import softmax
 from ..toy import word_vectors
-from .verdict import Verdict, as_float_array, is_missing, judge, right, unanswered, wrong
+from .verdict import (
+    Verdict,
+    as_float_array,
+    catalogued,
+    generic,
+    is_missing,
+    judge,
+    right,
+    unanswered,
+    wrong,
+)
 
 __all__ = ["check_fused_score", "check_one_way_look", "check_projection"]
 
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_fused_score": {
+        "not_transposed": "computed X @ weight instead of X @ weight.T, misreading "
+        "nn.Linear's [out, in] layout",
+        "wrong_direction": "took the score the other way round, q_j · k_i (or swapped Q and K)",
+        "value_for_key": "took the last third of the fused output, the values, as the keys",
+        "own_key": "took the word's score for itself, q_i · k_i",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+    "check_one_way_look": {
+        "one_dimensional": "gave a 1-D vector instead of a [d_model, 1] column",
+        "linear_layout": "wrote a matrix in nn.Linear's [d_k, d_model] layout instead of "
+        "[d_model, d_k]",
+        "different_d_k": "gave W_Q and W_K different widths d_k",
+        "overflow": "used entries so large that the scores overflow",
+        "works_transposed": "built matrices that work only as X @ W.T, nn.Linear's layout",
+        "shared_matrix": "used one matrix for queries and keys, so the scores are symmetric",
+        "wrong_way": "swapped W_Q and W_K, so the look goes the wrong way",
+        "target_not_idle": "made the looker look but left the target looking somewhere too",
+        "looker_asks_nothing": "gave the looker a query that reads nothing, so it weighs every "
+        "word alike",
+        "too_weak": "pointed the look the right way but too weakly",
+        "other_target": "made the looker look most at another word than the target",
+        **generic("not_a_number", "wrong_shape", "not_finite"),
+    },
+    "check_projection": {
+        "transpose": "gave the transpose, a row per output feature instead of per token",
+        "w_transposed": "multiplied by W.T instead of W",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+}
 
+
+@catalogued(MISTAKES)
 def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
     """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]``, ``X @ W``."""
     X, W = float_input("X", X), float_input("W", W)  # [n, d_model], [d_model, d_out]
@@ -28,21 +72,21 @@ def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
         what="the projected rows, shape [n, d_out]",
         praise=f"X @ W maps each of the {X.shape[0]} rows to {W.shape[1]} numbers.",
         shape_message="[n, d_model] @ [d_model, d_out] gives shape {expected}; yours has {got}.",
-        mistakes=[
-            (
+        mistakes={
+            "transpose": (
                 expected.T,
                 f"This is the transpose: with row vectors the result has one row per token, "
                 f"shape {list(expected.shape)}.",
             ),
-            (
+            "w_transposed": (
                 X @ W.T if W.shape[0] == W.shape[1] else None,
                 "You used W.T: with W stored as [d_model, d_out], the projection is X @ W.",
             ),
-        ],
+        },
     )
     if verdict is not None:
         return verdict
-    return wrong("Each output row is the input row times W: output[i] = X[i] @ W.")
+    return wrong("Each output row is the input row times W: output[i] = X[i] @ W.", "other")
 
 
 def fused_score_mistakes(
@@ -57,29 +101,30 @@ def fused_score_mistakes(
     square = weight.shape[0] == weight.shape[1]
     Q_s, K_s, _ = np.split(X @ weight, 3, axis=1) if square else (None,) * 3  # [n, d_k] each
     return {
-        "not-transposed": (
+        "not_transposed": (
             Q_s[i] @ K_s[j] if square else None,
             "You used X @ weight: nn.Linear stores its weight as [out, in] and computes "
             "X @ weight.T. The weight is square here, so the slip runs without an error.",
         ),
-        "wrong-direction": (
+        "wrong_direction": (
             Q[j] @ K[i],
             "That is the score the other way round, q_j · k_i (or Q and K swapped): the "
             "query comes from the word that looks, the key from the word it looks at, "
             "and the thirds come in the order Q, K, V.",
         ),
-        "value-for-key": (
+        "value_for_key": (
             Q[i] @ V[j],
             "You took the last third as the keys: the fused output is cut in the order "
             "Q, K, V, so the keys are the middle third.",
         ),
-        "own-key": (
+        "own_key": (
             Q[i] @ K[i],
             "That is the word's score for itself, q_i · k_i; the key must be the other word's.",
         ),
     }
 
 
+@catalogued(MISTAKES)
 def check_fused_score(answer: Any, weight: ArrayLike, X: ArrayLike, i: int, j: int) -> Verdict:
     """Check the raw score ``q_i · k_j`` read out of a fused projection's weight (chapter 3).
 
@@ -114,16 +159,19 @@ def check_fused_score(answer: Any, weight: ArrayLike, X: ArrayLike, i: int, j: i
             "row i of Q against row j of K."
         ),
         kind="a number",
-        mistakes=list(fused_score_mistakes(weight, X, i, j).values()),
+        mistakes=fused_score_mistakes(weight, X, i, j),
     )
     if verdict is not None:
         return verdict
     got = as_float_array(answer)
     if got.size != 1:
-        return wrong(f"The score is one number; your answer has shape {list(got.shape)}.")
+        return wrong(
+            f"The score is one number; your answer has shape {list(got.shape)}.", "wrong_shape"
+        )
     return wrong(
         "Not one of the slips we know: compute X @ weight.T, cut it into thirds in the order "
-        "Q, K, V, and take the dot product of row i of Q with row j of K."
+        "Q, K, V, and take the dot product of row i of Q with row j of K.",
+        "other",
     )
 
 
@@ -131,6 +179,7 @@ def check_fused_score(answer: Any, weight: ArrayLike, X: ArrayLike, i: int, j: i
 EVEN_TOLERANCE = 0.01
 
 
+@catalogued(MISTAKES)
 def check_one_way_look(
     W_Q: Any, W_K: Any, words: str | Sequence[str], looker: str, target: str, share: float = 0.8
 ) -> Verdict:
@@ -179,12 +228,15 @@ def check_one_way_look(
     if W_Q.shape[1] != W_K.shape[1]:
         return wrong(
             f"Queries and keys meet in a dot product, so they need the same d_k: "
-            f"W_Q has shape {list(W_Q.shape)}, W_K has shape {list(W_K.shape)}."
+            f"W_Q has shape {list(W_Q.shape)}, W_K has shape {list(W_K.shape)}.",
+            "different_d_k",
         )
     i, j = tokens.index(looker), tokens.index(target)
     A = _weights(X, W_Q, W_K)  # [n, n]
     if A is None:
-        return wrong("The scores overflow to inf: use entries of a sensible size (say 1 to 10).")
+        return wrong(
+            "The scores overflow to inf: use entries of a sensible size (say 1 to 10).", "overflow"
+        )
     if _reached(A, i, j, share):
         return right(
             f"'{looker}' puts {A[i, j]:.2f} of its attention on '{target}', while "
@@ -197,23 +249,28 @@ def _layout_problem(name: str, W: Any, d_model: int) -> np.ndarray | Verdict:
     """``W`` as a float ``[d_model, d_k]`` array, or the verdict that says what is wrong with it."""
     got = as_float_array(W)
     if got is None:
-        return wrong(f"{name} should be an array of numbers; got {type(W).__name__}.")
+        return wrong(
+            f"{name} should be an array of numbers; got {type(W).__name__}.", "not_a_number"
+        )
     if not np.isfinite(got).all():
-        return wrong(f"{name} holds NaN or inf; every entry must be a finite number.")
+        return wrong(f"{name} holds NaN or inf; every entry must be a finite number.", "not_finite")
     if got.ndim == 1 and got.size == d_model:
         return wrong(
             f"{name} has shape [{d_model}]: make it a column, shape [d_model, d_k] = "
-            f"[{d_model}, 1], for example {name}.reshape({d_model}, 1)."
+            f"[{d_model}, 1], for example {name}.reshape({d_model}, 1).",
+            "one_dimensional",
         )
     if got.ndim == 2 and got.shape[0] != d_model and got.shape[1] == d_model:
         return wrong(
             f"{name} has shape {list(got.shape)}, [d_k, d_model]: that is the layout "
-            f"nn.Linear stores. The book computes X @ W, so W is [d_model, d_k]: use {name}.T."
+            f"nn.Linear stores. The book computes X @ W, so W is [d_model, d_k]: use {name}.T.",
+            "linear_layout",
         )
     if got.ndim != 2 or got.shape[0] != d_model or 0 in got.shape:
         return wrong(
             f"{name} must have shape [d_model, d_k], one row per feature ({d_model} rows); "
-            f"yours has shape {list(got.shape)}."
+            f"yours has shape {list(got.shape)}.",
+            "wrong_shape",
         )
     return got
 
@@ -251,20 +308,23 @@ def _diagnose(
         if flipped is not None and _reached(flipped, i, j, share):
             return wrong(
                 "Your matrices do the job as X @ W.T, the nn.Linear layout; "
-                "the book computes X @ W, so transpose both."
+                "the book computes X @ W, so transpose both.",
+                "works_transposed",
             )
     if np.allclose(W_Q, W_K):
         return wrong(
             "With one matrix for queries and keys the scores are symmetric: the score "
             f"from '{looker}' to '{target}' always equals the score back, so '{looker}' "
             f"cannot single out '{target}' while '{target}' stays idle. Use separate "
-            "W_Q and W_K."
+            "W_Q and W_K.",
+            "shared_matrix",
         )
     if A[i, j] < share and A[j, i] >= share:
         return wrong(
             f"The look goes the wrong way: '{target}' looks at '{looker}' ({A[j, i]:.2f}). "
             "The query reads what the word that looks has, the key what the word looked "
-            "at has: swap W_Q and W_K."
+            "at has: swap W_Q and W_K.",
+            "wrong_way",
         )
     if A[i, j] >= share:
         low, high = A[j].min(), A[j].max()
@@ -272,21 +332,25 @@ def _diagnose(
             f"'{looker}' looks at '{target}' ({A[i, j]:.2f}), but '{target}' is not idle: "
             f"its weights run from {low:.2f} to {high:.2f} instead of {1 / n:.2f} each. "
             f"Its query must be zero: '{target}' has some of a feature your W_Q reads, "
-            "and another entry of W_Q can cancel it."
+            "and another entry of W_Q can cancel it.",
+            "target_not_idle",
         )
     if np.abs(A[i] - 1 / n).max() <= EVEN_TOLERANCE:
         return wrong(
             f"'{looker}' asks nothing: its weights are even, {1 / n:.2f} each. "
-            f"W_Q must read a feature that '{looker}' has."
+            f"W_Q must read a feature that '{looker}' has.",
+            "looker_asks_nothing",
         )
     best = int(np.argmax(A[i]))
     if best == j:
         return wrong(
             f"The right direction, but too weak: '{target}' gets the largest share of "
             f"the attention of '{looker}', {A[i, j]:.2f}, not yet {share}. Make the scores larger "
-            "(a bigger entry in W_Q or W_K), as a lower temperature does (chapter 2)."
+            "(a bigger entry in W_Q or W_K), as a lower temperature does (chapter 2).",
+            "too_weak",
         )
     return wrong(
         f"'{looker}' looks most at '{tokens[best]}' ({A[i, best]:.2f}), not at '{target}' "
-        f"({A[i, j]:.2f}). W_K should read a feature that makes '{target}' stand out."
+        f"({A[i, j]:.2f}). W_K should read a feature that makes '{target}' stand out.",
+        "other_target",
     )

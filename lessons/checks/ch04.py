@@ -9,9 +9,31 @@ from numpy.typing import ArrayLike
 
 from .._validate import check_ndim, check_qkv_shapes, float_input
 from ..softmax import softmax
-from .verdict import Verdict, judge, wrong
+from .verdict import Verdict, catalogued, generic, judge, wrong
 
 __all__ = ["check_attention"]
+
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+#: (``attention_mistakes`` spells the names with hyphens, as chapter 4's in-page question
+#: shows them; a verdict reports them in snake_case.)
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_attention": {
+        "weights_not_output": "stopped at the weights A instead of computing A @ V",
+        "transposed_output": "gave the output transposed, a row per value feature instead of "
+        "per query",
+        "no_scaling": "forgot to divide the scores by sqrt(d_k)",
+        "divided_by_d_k": "divided the scores by d_k instead of sqrt(d_k)",
+        "multiplied_by_sqrt": "multiplied the scores by sqrt(d_k) instead of dividing by it",
+        "scaled_by_n_k": "scaled by the square root of the number of keys instead of d_k",
+        "scaled_by_n_q": "scaled by the square root of the number of queries instead of d_k",
+        "scaled_by_d_v": "scaled by the square root of the value width d_v instead of d_k",
+        "softmax_over_columns": "took the softmax down the columns instead of along each row",
+        "softmax_over_table": "normalised the whole table at once instead of each row",
+        "no_softmax": "skipped the softmax, averaging the values with the scaled scores",
+        "no_softmax_no_scaling": "multiplied the raw scores by V, with neither scaling nor softmax",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+}
 
 #: Where a reader finds each size that is not d_k, for the "wrong size" mistakes.
 _SIZE_NAMES = {
@@ -99,6 +121,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.allclose(a, b))
 
 
+@catalogued(MISTAKES)
 def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Verdict:
     """Check an attention output ``O = softmax(Q K^T / sqrt(d_k)) V`` ``[n_q, d_v]`` (chapter 4).
 
@@ -116,11 +139,12 @@ def check_attention(answer: Any, Q: ArrayLike, K: ArrayLike, V: ArrayLike) -> Ve
         what="the attention output, shape [n_q, d_v]",
         praise="softmax(Q K^T / sqrt(d_k)) V: each row a weighted average of value rows.",
         shape_message="The output has one row per query: shape {expected}; yours {got}.",
-        mistakes=list(attention_mistakes(Q, K, V).values()),
+        mistakes=attention_mistakes(Q, K, V),
     )
     if verdict is not None:
         return verdict
     return wrong(
         "Raw scores S = Q @ K.T, scale them to Z = S / sqrt(d_k), softmax each row "
-        "(A = softmax(Z)), then O = A @ V."
+        "(A = softmax(Z)), then O = A @ V.",
+        "other",
     )

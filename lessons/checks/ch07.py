@@ -13,6 +13,8 @@ from .verdict import (
     Verdict,
     as_float_array,
     as_whole_number,
+    catalogued,
+    generic,
     is_missing,
     judge,
     right,
@@ -21,6 +23,33 @@ from .verdict import (
 )
 
 __all__ = ["check_head_width_parameter_count", "check_mha_parameter_count", "check_split_heads"]
+
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+#: (``split_heads_mistakes`` and ``mha_parameter_mistakes`` spell the names with hyphens,
+#: as chapter 7's in-page questions show them; a verdict reports them in snake_case.)
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_head_width_parameter_count": {
+        "d_k_is_d_model_over_h": "assumed h·d_k = d_model and counted 4 d_model²",
+        "square_output_projection": "made W_O square, d_model × d_model, though it reads the "
+        "h·d_k-wide heads",
+        "one_head": "counted one head's share instead of all h heads",
+        "all_square_in_head_width": "gave W_Q, W_K and W_V h·d_k rows instead of d_model",
+        "biases_counted": "counted the biases, which this exercise leaves out",
+        **generic("not_a_whole_number", "other"),
+    },
+    "check_mha_parameter_count": {
+        "no_output_projection": "forgot the output projection W_O",
+        "no_biases": "left out the biases of the four projections",
+        "biases_counted": "counted biases in a layer built without them",
+        **generic("not_a_whole_number", "other"),
+    },
+    "check_split_heads": {
+        "view_without_transpose": "reshaped straight to [B, h, n, d_k] without the transpose, "
+        "mixing tokens into heads",
+        "heads_after_tokens": "stopped at [B, n, h, d_k], before the transpose",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+}
 
 
 def split_heads_mistakes(X: Any, num_heads: int) -> dict[str, tuple[Any, str]]:
@@ -80,32 +109,33 @@ def head_width_parameter_mistakes(
     """
     width = num_heads * d_k  # the concatenated heads
     return {
-        "d-k-is-d-model-over-h": (
+        "d_k_is_d_model_over_h": (
             4 * d_model * d_model,
             f"That is 4 d_model², right only when h·d_k = d_model. Here the heads are "
             f"{num_heads} × {d_k} = {width} wide: W_Q, W_K, W_V are [d_model, h·d_k].",
         ),
-        "square-output-projection": (
+        "square_output_projection": (
             3 * d_model * width + d_model * d_model,
             "W_O reads the concatenated heads, h·d_k numbers, not d_model: it is [h·d_k, d_model].",
         ),
-        "one-head": (
+        "one_head": (
             4 * d_model * d_k,
             "That is one head's share. The projections hold every head's columns: "
             "multiply the width by h.",
         ),
-        "all-square-in-head-width": (
+        "all_square_in_head_width": (
             4 * width * width,
             "W_Q, W_K and W_V read the token's d_model numbers, so they have d_model rows, "
             "not h·d_k.",
         ),
-        "biases-counted": (
+        "biases_counted": (
             4 * d_model * width + 3 * width + d_model,
             "Count the weights only, without the biases.",
         ),
     }
 
 
+@catalogued(MISTAKES)
 def check_head_width_parameter_count(
     answer: Any, d_model: int, num_heads: int, d_k: int
 ) -> Verdict:
@@ -118,26 +148,28 @@ def check_head_width_parameter_count(
         return unanswered("a whole number")
     value = as_whole_number(answer)
     if value is None:
-        return wrong(f"The answer should be a whole number; got {answer!r}.")
+        return wrong(f"The answer should be a whole number; got {answer!r}.", "not_a_whole_number")
     width = num_heads * d_k  # [h·d_k], the heads side by side
     if value == 4 * d_model * width:
         return right(
             f"Three [d_model, h·d_k] projections and a [h·d_k, d_model] W_O: 4 · {d_model} · "
             f"{width}. The count follows the total width of the heads, h·d_k."
         )
-    for count, message in head_width_parameter_mistakes(d_model, num_heads, d_k).values():
+    for name, (count, message) in head_width_parameter_mistakes(d_model, num_heads, d_k).items():
         if value == count:
-            return wrong(message)
+            return wrong(message, name)
     return wrong(
-        "Write the shape of each of W_Q, W_K, W_V and W_O, multiply out each shape, and add."
+        "Write the shape of each of W_Q, W_K, W_V and W_O, multiply out each shape, and add.",
+        "other",
     )
 
 
+@catalogued(MISTAKES)
 def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
     """Check heads split from ``X [B, n, d_model]`` into ``[B, h, n, d_k]`` (chapter 7)."""
     X = torch.as_tensor(as_numpy(X, dtype=np.float64))  # [B, n, d_model]
     expected = split_heads(X, num_heads)  # [B, h, n, d_k]
-    mistakes = list(split_heads_mistakes(X, num_heads).values())
+    mistakes = split_heads_mistakes(X, num_heads)
     praise = "Head g holds columns g*d_k to (g+1)*d_k - 1 of every token."
     what = "a [B, h, n, d_k] tensor"
     verdict = judge(
@@ -147,10 +179,12 @@ def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
         return verdict
     got = as_float_array(answer)
     return wrong(
-        f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}."
+        f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}.",
+        "wrong_shape" if list(got.shape) != list(expected.shape) else "other",
     )
 
 
+@catalogued(MISTAKES)
 def check_mha_parameter_count(answer: Any, d_model: int, bias: bool = True) -> Verdict:
     """Check the parameter count of multi-head attention of width ``d_model``.
 
@@ -163,13 +197,15 @@ def check_mha_parameter_count(answer: Any, d_model: int, bias: bool = True) -> V
         return unanswered("a whole number")
     value = as_whole_number(answer)
     if value is None:
-        return wrong(f"The answer should be a whole number; got {answer!r}.")
+        return wrong(f"The answer should be a whole number; got {answer!r}.", "not_a_whole_number")
     expected = 4 * d_model * d_model + (4 * d_model if bias else 0)
     if value == expected:
         return right(
             "W_Q, W_K, W_V and W_O are each d_model x d_model, whatever the number of heads."
         )
-    for count, message in mha_parameter_mistakes(d_model, bias).values():
+    for name, (count, message) in mha_parameter_mistakes(d_model, bias).items():
         if value == count:
-            return wrong(message)
-    return wrong("Count four d_model x d_model projections (Q, K, V, O), plus their biases if any.")
+            return wrong(message, name.replace("-", "_"))
+    return wrong(
+        "Count four d_model x d_model projections (Q, K, V, O), plus their biases if any.", "other"
+    )

@@ -7,11 +7,32 @@ from typing import Any
 import torch
 
 from .._validate import float_tensor
-from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
+from .verdict import (
+    Verdict,
+    as_float_array,
+    catalogued,
+    close,
+    generic,
+    is_missing,
+    right,
+    unanswered,
+    wrong,
+)
 
 __all__ = ["check_block_output"]
 
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_block_output": {
+        "post_norm": "computed the post-norm arrangement for a pre-norm block",
+        "pre_norm": "computed the pre-norm arrangement for a post-norm block",
+        "no_residual": "left out the residual connections",
+        **generic("not_a_number", "other"),
+    },
+}
 
+
+@catalogued(MISTAKES)
 def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
     """Check a transformer block computed by hand from its parts (chapter 9).
 
@@ -30,7 +51,7 @@ def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
         no_residual_post = n2(ff(n1(attend))).numpy()
     got = as_float_array(answer)
     if got is None:
-        return wrong(f"The answer should be a tensor; got {type(answer).__name__}.")
+        return wrong(f"The answer should be a tensor; got {type(answer).__name__}.", "not_a_number")
     if close(got, expected):
         return right(
             "Attention and feed-forward, each with its residual and norm, in the right order."
@@ -39,12 +60,15 @@ def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
     if close(got, other):
         arrangement = "post-norm" if block.norm_first else "pre-norm"
         return wrong(
-            f"That is the {arrangement} arrangement; this block has norm_first={block.norm_first}."
+            f"That is the {arrangement} arrangement; this block has norm_first={block.norm_first}.",
+            arrangement.replace("-", "_"),
         )
     if close(got, no_residual_post):
         return wrong(
-            "The residual connections are missing: add each sublayer's input back to its output."
+            "The residual connections are missing: add each sublayer's input back to its output.",
+            "no_residual",
         )
     return wrong(
-        "Follow the block's two steps: attention with residual and norm, then feed-forward with residual and norm."
+        "Follow the block's two steps: attention with residual and norm, then feed-forward with residual and norm.",
+        "other",
     )

@@ -13,6 +13,8 @@ from .verdict import (
     Verdict,
     as_float_array,
     as_whole_number,
+    catalogued,
+    generic,
     is_missing,
     named_mistake,
     right,
@@ -21,6 +23,37 @@ from .verdict import (
 )
 
 __all__ = ["check_block_quadratic_share", "check_online_update", "check_weight_bytes"]
+
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+#: (``weight_bytes_mistakes`` spells the names with hyphens, as chapter 10's in-page
+#: question shows them; a verdict reports them in snake_case.)
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_block_quadratic_share": {
+        "attention_layer_only": "counted the attention layer alone, leaving out the "
+        "feed-forward network",
+        "d_ff_taken_as_4_d_model": "assumed the usual d_ff = 4 d_model instead of this block's "
+        "d_ff",
+        "one_feed_forward_product": "counted only one of the feed-forward network's two products",
+        "scores_without_weighted_sum": "counted the scores Q K^T but not the weighted sum A V "
+        "in the n² work",
+        "linear_share": "gave the share of the work that grows like n instead of n²",
+        "ratio_not_share": "divided the n² work by the rest instead of by the total",
+        **generic("not_a_number", "other"),
+    },
+    "check_online_update": {
+        "not_a_function": "passed a result instead of the update function itself",
+        "raises": "wrote an update that raises an error",
+        "overflows": "did not subtract the running maximum, so exp overflows into NaN or inf",
+        **generic("other"),
+    },
+    "check_weight_bytes": {
+        "no_batch": "left out the batch size B",
+        "no_heads": "left out the number of heads h",
+        "numbers_not_bytes": "counted numbers instead of bytes",
+        "n_not_n_squared": "counted n entries per head instead of n × n",
+        **generic("not_a_whole_number", "other"),
+    },
+}
 
 
 def weight_bytes_mistakes(
@@ -48,6 +81,7 @@ def weight_bytes_mistakes(
     }
 
 
+@catalogued(MISTAKES)
 def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: int) -> Verdict:
     """Check the bytes of the weights ``A [B, h, n, n]`` stored in full.
 
@@ -59,16 +93,20 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
         return unanswered("a number of bytes")
     value = as_whole_number(answer)
     if value is None:
-        return wrong(f"The answer should be a whole number of bytes; got {answer!r}.")
+        return wrong(
+            f"The answer should be a whole number of bytes; got {answer!r}.", "not_a_whole_number"
+        )
     expected = B * h * n * n * bytes_per_number
     if value == expected:
         return right(f"B·h·n²·bytes = {expected} bytes, {human_bytes(expected)}.")
     mistake = named_mistake(
         np.asarray(float(value)),
-        list(weight_bytes_mistakes(B, h, n, bytes_per_number).values()),
+        weight_bytes_mistakes(B, h, n, bytes_per_number),
     )
     return (
-        mistake if mistake is not None else wrong("Multiply B, h, n × n and the bytes per number.")
+        mistake
+        if mistake is not None
+        else wrong("Multiply B, h, n × n and the bytes per number.", "other")
     )
 
 
@@ -98,42 +136,45 @@ def block_share_mistakes(n: int, d_model: int, d_ff: int) -> dict[str, tuple[flo
     flops = block_flops(n, d_model, d_ff)
     linear, quadratic = flops["projections"] + flops["feed_forward"], flops["quadratic"]
     return {
-        "attention-layer-only": (
+        "attention_layer_only": (
             quadratic / (flops["projections"] + quadratic),
             "That is the share in the attention layer alone: the feed-forward network's "
             "two products belong to the block too.",
         ),
-        "d-ff-taken-as-4-d-model": (
+        "d_ff_taken_as_4_d_model": (
             quadratic / (8 * n * d_model**2 + 16 * n * d_model**2 + quadratic),
             f"You used the usual d_ff = 4 d_model; this block's d_ff is {d_ff}.",
         ),
-        "one-feed-forward-product": (
+        "one_feed_forward_product": (
             quadratic / (flops["projections"] + flops["feed_forward"] / 2 + quadratic),
             "The feed-forward network has two products, [n, d_model] @ [d_model, d_ff] "
             "and [n, d_ff] @ [d_ff, d_model]: count both.",
         ),
-        "scores-without-weighted-sum": (
+        "scores_without_weighted_sum": (
             (quadratic / 2) / (linear + quadratic / 2),
             "Q K^T is one n² product; A V, the weighted sum, is the other: 4 n² d_model in all.",
         ),
-        "linear-share": (
+        "linear_share": (
             linear / (linear + quadratic),
             "That is the share of the work that grows like n, the rest of the block.",
         ),
-        "ratio-not-share": (
+        "ratio_not_share": (
             quadratic / linear,
             "That is the n² work divided by the rest; a share divides by the total.",
         ),
     }
 
 
+@catalogued(MISTAKES)
 def check_block_quadratic_share(answer: Any, n: int, d_model: int, d_ff: int) -> Verdict:
     """Check the share of one block's FLOPs in the scores and weighted sum (chapter 10)."""
     if is_missing(answer):
         return unanswered("a number between 0 and 1")
     got = as_float_array(answer)
     if got is None or got.size != 1 or not np.isfinite(got).all():
-        return wrong(f"The answer should be one number between 0 and 1; got {answer!r}.")
+        return wrong(
+            f"The answer should be one number between 0 and 1; got {answer!r}.", "not_a_number"
+        )
     value = float(got.reshape(()))
     flops = block_flops(n, d_model, d_ff)
     expected = flops["quadratic"] / sum(flops.values())
@@ -142,15 +183,17 @@ def check_block_quadratic_share(answer: Any, n: int, d_model: int, d_ff: int) ->
             f"4 n² d_model out of 8 n d_model² + 4 n d_model d_ff + 4 n² d_model: "
             f"{expected:.4f}, that is n / (n + 2 d_model + d_ff)."
         )
-    for share, message in block_share_mistakes(n, d_model, d_ff).values():
+    for name, (share, message) in block_share_mistakes(n, d_model, d_ff).items():
         if abs(value - share) <= SHARE_TOLERANCE:
-            return wrong(message)
+            return wrong(message, name)
     return wrong(
         "Count the three parts, 8 n d_model² (projections), 4 n² d_model (scores and "
-        "weighted sum) and the feed-forward network's two products, then divide."
+        "weighted sum) and the feed-forward network's two products, then divide.",
+        "other",
     )
 
 
+@catalogued(MISTAKES)
 def check_online_update(update: Callable[..., Any]) -> Verdict:
     """Check an online-softmax step ``update(z_max, ell, acc, scores, values)`` (chapter 10).
 
@@ -161,7 +204,9 @@ def check_online_update(update: Callable[..., Any]) -> Verdict:
     if is_missing(update):
         return unanswered("your function")
     if not callable(update):
-        return wrong(f"Pass the function itself (update, not update(...)); got {update!r}.")
+        return wrong(
+            f"Pass the function itself (update, not update(...)); got {update!r}.", "not_a_function"
+        )
     rng = np.random.default_rng(0)
     scores = 20 * rng.normal(size=10)  # [n_k], large: the maximum moves
     values = rng.normal(size=(10, 3))  # [n_k, d_v]
@@ -172,12 +217,15 @@ def check_online_update(update: Callable[..., Any]) -> Verdict:
                 z_max, ell, acc = update(z_max, ell, acc, scores[block], values[block])
             got = np.asarray(acc, dtype=float) / ell  # [d_v]
     except Exception as error:  # the reader's code failing is part of the verdict
-        return wrong(f"Your function raised {type(error).__name__}: {error}")
+        return wrong(f"Your function raised {type(error).__name__}: {error}", "raises")
     if got.shape == (3,) and np.allclose(got, softmax(scores) @ values):
         return right("acc / ell equals softmax(scores) @ values: the update is exact.")
     if not np.isfinite(got).all():
-        return wrong("You get NaN or inf: subtract the running maximum z_max before exp.")
+        return wrong(
+            "You get NaN or inf: subtract the running maximum z_max before exp.", "overflows"
+        )
     return wrong(
         "acc / ell is not softmax(scores) @ values. Did you rescale the old ell and acc "
-        "by exp(z_max - z_max_new)?"
+        "by exp(z_max - z_max_new)?",
+        "other",
     )

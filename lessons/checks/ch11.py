@@ -10,14 +10,38 @@ import torch
 
 from .._validate import as_numpy
 from ..training import AttentionModel, accuracy
-from .verdict import Verdict, as_float_array, close, is_missing, right, unanswered, wrong
+from .verdict import (
+    Verdict,
+    as_float_array,
+    catalogued,
+    close,
+    generic,
+    is_missing,
+    right,
+    unanswered,
+    wrong,
+)
 
 __all__ = ["check_blocked_accuracy", "check_cls_row"]
+
+#: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
+MISTAKES: dict[str, dict[str, str]] = {
+    "check_blocked_accuracy": {
+        "untrained": "measured a model that had not learned the task yet",
+        "unblocked": "gave the accuracy without blocking the key",
+        **generic("not_a_number", "other"),
+    },
+    "check_cls_row": {
+        "not_normalised": "gave a row that does not sum to 1, missing the softmax",
+        **generic("not_a_number", "wrong_shape", "other"),
+    },
+}
 
 #: Below this plain accuracy a model has not learned the task, so blocking tells nothing.
 TRAINED_ACCURACY = 0.9
 
 
+@catalogued(MISTAKES)
 def check_cls_row(answer: Any, model: AttentionModel, tokens: torch.Tensor) -> Verdict:
     """Check the ``[CLS]`` row ``[1, n]`` of ``model``'s weights for one example ``tokens [1, n]`` (chapter 11)."""
     if is_missing(answer):
@@ -27,16 +51,19 @@ def check_cls_row(answer: Any, model: AttentionModel, tokens: torch.Tensor) -> V
     expected = weights[0, 0, :1].double().numpy()  # [1, n]: head 0, the [CLS] query
     got = as_float_array(answer)
     if got is None:
-        return wrong(f"The answer should be an array; got {type(answer).__name__}.")
+        return wrong(f"The answer should be an array; got {type(answer).__name__}.", "not_a_number")
     if got.shape != expected.shape:
-        return wrong(f"Shape {list(expected.shape)} expected; got {list(got.shape)}.")
+        return wrong(
+            f"Shape {list(expected.shape)} expected; got {list(got.shape)}.", "wrong_shape"
+        )
     if close(got, expected):
         return right("It matches the model's row.")
     if not np.isclose(got.sum(), 1.0):
-        return wrong("The row does not sum to 1: apply the softmax.")
-    return wrong("Check the transposes, biases and the sqrt(d_k).")
+        return wrong("The row does not sum to 1: apply the softmax.", "not_normalised")
+    return wrong("Check the transposes, biases and the sqrt(d_k).", "other")
 
 
+@catalogued(MISTAKES)
 def check_blocked_accuracy(
     answer: Any,
     model: AttentionModel,
@@ -54,13 +81,16 @@ def check_blocked_accuracy(
         return unanswered("an accuracy")
     got = as_float_array(answer)
     if got is None or got.size != 1:
-        return wrong(f"The answer should be one number, an accuracy; got {answer!r}.")
+        return wrong(
+            f"The answer should be one number, an accuracy; got {answer!r}.", "not_a_number"
+        )
     value = float(got.reshape(()))
     plain = accuracy(model, tokens, labels)
     if plain < TRAINED_ACCURACY:
         return wrong(
             f"The model gets only {plain:.4f} right without any blocking: train it first, "
-            "then block the key."
+            "then block the key.",
+            "untrained",
         )
     n = as_numpy(tokens).shape[1]
     if isinstance(position, bool) or not isinstance(position, Integral) or not 0 <= position < n:
@@ -70,5 +100,5 @@ def check_blocked_accuracy(
     if abs(value - expected) < 1e-9:
         return right(f"Blocked: {expected:.4f}.")
     if abs(value - plain) < 1e-9:
-        return wrong("That is the unblocked accuracy.")
-    return wrong(f"Block key {position} with a keep-mask, then measure.")
+        return wrong("That is the unblocked accuracy.", "unblocked")
+    return wrong(f"Block key {position} with a keep-mask, then measure.", "other")

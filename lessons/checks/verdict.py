@@ -144,7 +144,7 @@ def right(message: str) -> Verdict:
     return Verdict(True, f"✔ Correct. {message}")
 
 
-def wrong(message: str, mistake: str = "other") -> Verdict:  # TRANSITIONAL default
+def wrong(message: str, mistake: str) -> Verdict:
     """A wrong answer: ``✘ Not yet.`` followed by ``message`` (what it looks like, how to fix it).
 
     ``mistake`` is the mistake's snake_case name, one the check's ``MISTAKES`` entry
@@ -272,12 +272,7 @@ def named_mistake(got: np.ndarray, mistakes: Mapping[str, tuple[Any, str]]) -> V
     spelt with hyphens (``"no-scaling"``, as the in-page questions that share the
     dict show it) is reported in snake_case (``"no_scaling"``).
     """
-    pairs = (
-        mistakes.items()
-        if isinstance(mistakes, Mapping)
-        else [("other", pair) for pair in mistakes]  # TRANSITIONAL: a chapter not converted yet
-    )
-    for name, (candidate, message) in pairs:
+    for name, (candidate, message) in mistakes.items():
         if candidate is not None and close(got, np.asarray(candidate, dtype=float)):
             return wrong(message, name.replace("-", "_"))
     return None
