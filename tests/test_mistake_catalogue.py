@@ -176,6 +176,49 @@ def test_every_check_of_every_chapter_is_catalogued():
             assert getattr(lessons, name) is check
 
 
+QA = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [n_q, d_k]
+KA = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])  # [n_k, d_k]
+VA = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # [n_k, d_v]
+#: Checks with their exercise's inputs, for answers of any kind.
+INPUTS = {
+    lessons.check_pair_count: (5,),
+    lessons.check_soft_lookup: (QA[0], KA, VA),
+    lessons.check_split_query: (KA, (1, 2)),
+    lessons.check_dot_product: (QA[2], KA[1]),
+    lessons.check_score_matrix: (QA, KA),
+    lessons.check_perpendicular_entry: (QA[2], KA[1], 0),
+    lessons.check_projection: (QA, np.eye(2)),
+    lessons.check_attention: (QA, KA, VA),
+    lessons.check_attention_weights: (QA, KA),
+    lessons.check_causal_mask: (3,),
+    lessons.check_padding_mask: ([2, 3], 3),
+    lessons.check_mha_parameter_count: (8,),
+    lessons.check_head_width_parameter_count: (8, 2, 2),
+    lessons.check_sinusoidal_encoding: (3, 2),
+    lessons.check_weight_bytes: (2, 2, 3, 2),
+    lessons.check_block_quadratic_share: (8, 4, 16),
+}
+ANSWERS = st.one_of(
+    st.none(),
+    st.text(max_size=5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(10**6), 10**6),
+    st.lists(st.floats(-10, 10), max_size=4),
+    st.lists(st.lists(st.floats(-10, 10), min_size=1, max_size=3), max_size=3),
+    st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=3, max_size=3),
+)
+
+
+@pytest.mark.parametrize("check", INPUTS, ids=lambda check: check.__name__)
+@given(answer=ANSWERS)
+def test_any_answer_gets_a_verdict_whose_name_the_checks_entry_describes(check, answer):
+    verdict_ = check(answer, *INPUTS[check])  # an uncatalogued name would raise here
+    record = verdict_.record()
+    assert record["verdict"] in ("right", "wrong", "unanswered")
+    assert (record["mistake"] is None) == (record["verdict"] != "wrong")
+    assert record["mistake"] is None or record["mistake"] in check.mistakes
+
+
 # --- the catalogue: what the grader and the guide print -----------------------------------------
 
 

@@ -9,8 +9,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import finite_number, float_input
-from ..softmax import softmax
 from ..toy import word_vectors
+from .one_way_look import EVEN_TOLERANCE as EVEN_TOLERANCE  # within it of 1/n is "even"
+from .one_way_look import diagnose, layout_problem, one_way_weights, reached
 from .verdict import (
     Verdict,
     as_float_array,
@@ -175,10 +176,6 @@ def check_fused_score(answer: Any, weight: ArrayLike, X: ArrayLike, i: int, j: i
     )
 
 
-#: How far from ``1/n`` a weight of an "idle" row may be in ``check_one_way_look``.
-EVEN_TOLERANCE = 0.01
-
-
 @catalogued(MISTAKES)
 def check_one_way_look(
     W_Q: Any, W_K: Any, words: str | Sequence[str], looker: str, target: str, share: float = 0.8
@@ -220,7 +217,7 @@ def check_one_way_look(
         )
     matrices = {}
     for name, W in (("W_Q", W_Q), ("W_K", W_K)):
-        problem = _layout_problem(name, W, X.shape[1])
+        problem = layout_problem(name, W, X.shape[1])
         if isinstance(problem, Verdict):
             return problem
         matrices[name] = problem
@@ -232,125 +229,14 @@ def check_one_way_look(
             "different_d_k",
         )
     i, j = tokens.index(looker), tokens.index(target)
-    A = _weights(X, W_Q, W_K)  # [n, n]
+    A = one_way_weights(X, W_Q, W_K)  # [n, n]
     if A is None:
         return wrong(
             "The scores overflow to inf: use entries of a sensible size (say 1 to 10).", "overflow"
         )
-    if _reached(A, i, j, share):
+    if reached(A, i, j, share):
         return right(
             f"'{looker}' puts {A[i, j]:.2f} of its attention on '{target}', while "
             f"'{target}' spreads its own evenly ({1 / len(tokens):.2f} each): a one-way look."
         )
-    return _diagnose(A, X, W_Q, W_K, tokens, i, j, share)
-
-
-def _layout_problem(name: str, W: Any, d_model: int) -> np.ndarray | Verdict:
-    """``W`` as a float ``[d_model, d_k]`` array, or the verdict that says what is wrong with it."""
-    got = as_float_array(W)
-    if got is None:
-        return wrong(
-            f"{name} should be an array of numbers; got {type(W).__name__}.", "not_a_number"
-        )
-    if not np.isfinite(got).all():
-        return wrong(f"{name} holds NaN or inf; every entry must be a finite number.", "not_finite")
-    if got.ndim == 1 and got.size == d_model:
-        return wrong(
-            f"{name} has shape [{d_model}]: make it a column, shape [d_model, d_k] = "
-            f"[{d_model}, 1], for example {name}.reshape({d_model}, 1).",
-            "one_dimensional",
-        )
-    if got.ndim == 2 and got.shape[0] != d_model and got.shape[1] == d_model:
-        return wrong(
-            f"{name} has shape {list(got.shape)}, [d_k, d_model]: that is the layout "
-            f"nn.Linear stores. The book computes X @ W, so W is [d_model, d_k]: use {name}.T.",
-            "linear_layout",
-        )
-    if got.ndim != 2 or got.shape[0] != d_model or 0 in got.shape:
-        return wrong(
-            f"{name} must have shape [d_model, d_k], one row per feature ({d_model} rows); "
-            f"yours has shape {list(got.shape)}.",
-            "wrong_shape",
-        )
-    return got
-
-
-def _weights(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray) -> np.ndarray | None:
-    """``A = softmax(S / sqrt(d_k))`` with ``S = (X W_Q)(X W_K)^T``, ``[n, n]``; None if it overflows."""
-    with np.errstate(all="ignore"):
-        S = (X @ W_Q) @ (X @ W_K).T  # [n_q, n_k], raw scores
-        Z = S / np.sqrt(W_Q.shape[1])  # [n_q, n_k], scaled scores
-    if not np.isfinite(Z).all():
-        return None
-    return softmax(Z)  # [n_q, n_k]
-
-
-def _reached(A: np.ndarray, i: int, j: int, share: float) -> bool:
-    """True when row ``i`` puts at least ``share`` on ``j`` and row ``j`` is even."""
-    even = np.abs(A[j] - 1 / A.shape[1]).max() <= EVEN_TOLERANCE
-    return bool(A[i, j] >= share and even)
-
-
-def _diagnose(
-    A: np.ndarray,
-    X: np.ndarray,
-    W_Q: np.ndarray,
-    W_K: np.ndarray,
-    tokens: list[str],
-    i: int,
-    j: int,
-    share: float,
-) -> Verdict:
-    """The named mistake of a design that misses the goal (``check_one_way_look``)."""
-    looker, target, n = tokens[i], tokens[j], len(tokens)
-    if W_Q.shape[0] == W_Q.shape[1] == W_K.shape[1]:
-        flipped = _weights(X, W_Q.T, W_K.T)  # [n, n]
-        if flipped is not None and _reached(flipped, i, j, share):
-            return wrong(
-                "Your matrices do the job as X @ W.T, the nn.Linear layout; "
-                "the book computes X @ W, so transpose both.",
-                "works_transposed",
-            )
-    if np.allclose(W_Q, W_K):
-        return wrong(
-            "With one matrix for queries and keys the scores are symmetric: the score "
-            f"from '{looker}' to '{target}' always equals the score back, so '{looker}' "
-            f"cannot single out '{target}' while '{target}' stays idle. Use separate "
-            "W_Q and W_K.",
-            "shared_matrix",
-        )
-    if A[i, j] < share and A[j, i] >= share:
-        return wrong(
-            f"The look goes the wrong way: '{target}' looks at '{looker}' ({A[j, i]:.2f}). "
-            "The query reads what the word that looks has, the key what the word looked "
-            "at has: swap W_Q and W_K.",
-            "wrong_way",
-        )
-    if A[i, j] >= share:
-        low, high = A[j].min(), A[j].max()
-        return wrong(
-            f"'{looker}' looks at '{target}' ({A[i, j]:.2f}), but '{target}' is not idle: "
-            f"its weights run from {low:.2f} to {high:.2f} instead of {1 / n:.2f} each. "
-            f"Its query must be zero: '{target}' has some of a feature your W_Q reads, "
-            "and another entry of W_Q can cancel it.",
-            "target_not_idle",
-        )
-    if np.abs(A[i] - 1 / n).max() <= EVEN_TOLERANCE:
-        return wrong(
-            f"'{looker}' asks nothing: its weights are even, {1 / n:.2f} each. "
-            f"W_Q must read a feature that '{looker}' has.",
-            "looker_asks_nothing",
-        )
-    best = int(np.argmax(A[i]))
-    if best == j:
-        return wrong(
-            f"The right direction, but too weak: '{target}' gets the largest share of "
-            f"the attention of '{looker}', {A[i, j]:.2f}, not yet {share}. Make the scores larger "
-            "(a bigger entry in W_Q or W_K), as a lower temperature does (chapter 2).",
-            "too_weak",
-        )
-    return wrong(
-        f"'{looker}' looks most at '{tokens[best]}' ({A[i, best]:.2f}), not at '{target}' "
-        f"({A[i, j]:.2f}). W_K should read a feature that makes '{target}' stand out.",
-        "other_target",
-    )
+    return diagnose(A, X, W_Q, W_K, tokens, i, j, share)

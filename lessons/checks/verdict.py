@@ -71,7 +71,7 @@ __all__ = [
 #: The mistakes any check may name, whatever its exercise: name -> what the learners did.
 #: Each description completes "12 of 30 students ...".
 GENERIC_MISTAKES: dict[str, str] = {
-    "not_a_number": "gave an answer of the wrong kind (text, a ragged list, not a number)",
+    "not_a_number": "gave something that is not numbers (text, a ragged list, another object)",
     "not_a_whole_number": "gave a count that is not a whole number",
     "wrong_shape": "gave an array of the wrong shape",
     "not_finite": "gave an answer holding NaN or infinity",
