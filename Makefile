@@ -105,6 +105,11 @@ slides: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## write one offline reveal.js dec
 compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
 	$(BIN)/python tools/compat.py
 
+# The instructor's guide's per-chapter part, from the chapters and the checks' catalogue of mistakes.
+.PHONY: guide
+guide: $(STAMP)  ## rewrite the generated part of book/instructor_guide.md (tests/test_instructor_guide.py)
+	$(BIN)/python tools/instructor_guide.py
+
 # Chapter 12's checkpoints: 8000 steps, 40 to 70 minutes on 2 shared CPU cores (one thread), deterministic from the seed.
 weights: $(STAMP)  ## retrain chapter 12's language model and rewrite lessons/lm_weights/
 	$(BIN)/python tools/train_lm.py
