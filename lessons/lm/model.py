@@ -69,27 +69,65 @@ class CharLM(nn.Module):
                 p.copy_(torch.randn(p.shape, generator=gen) * std)
 
     def forward(
-        self, ids: torch.Tensor, blocked: set[tuple[int, int]] | None = None
+        self,
+        ids: torch.Tensor,
+        blocked: set[tuple[int, int]] | None = None,
+        key_blocked: set[tuple[int, int]] | None = None,
+        query_blocked: set[tuple[int, int]] | None = None,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Logits ``[B, n, vocab]`` and per-layer weights ``[B, h, n, n]`` for ``ids [B, n]``.
 
         ``blocked`` holds ``(layer, head)`` pairs whose output is set to zero before
         ``W_O`` (an ablation: that head no longer writes into the stream).
+
+        ``key_blocked`` and ``query_blocked`` are path ablations: the listed heads still
+        write into the stream, but later layers compute their *keys* (or their
+        *queries*) from the stream without those heads' outputs; values, the residual
+        stream itself and the logits keep them. Removing layer 0's previous-token
+        heads from layer 1's keys only tests K-composition (chapter 12).
         """
         B, n = ids.shape
         if n > self.config.n_ctx:
             raise ValueError(f"ids has {n} positions; the model has n_ctx={self.config.n_ctx}")
+        paths = {"key": set(key_blocked or ()), "query": set(query_blocked or ())}
         causal = torch.ones(n, n, dtype=torch.bool).tril()  # [n, n], True = may attend
         x = self.embed(ids) + self.pos.weight[:n]  # [B, n, d_model]
+        removed = {k: torch.zeros_like(x) for k in paths}  # what keys / queries lose
         weights = []
         for layer, (norm, attn) in enumerate(zip(self.norms, self.attns, strict=True)):
-            hook = _blocker(attn, layer, blocked) if blocked else None
-            out, A = attn(norm(x), mask=causal)  # [B, n, d_model], [B, h, n, n]
-            if hook is not None:
-                hook.remove()
+            hooks = [_blocker(attn, layer, blocked) if blocked else None]
+            merged: list[torch.Tensor] = []  # the heads' outputs before W_O, recorded
+            if paths["key"] or paths["query"]:
+                hooks.append(attn.out_proj.register_forward_pre_hook(_recorder(merged)))
+            stream = norm(x)  # [B, n, d_model]
+            query = norm(x - removed["query"]) if paths["query"] else stream
+            key = norm(x - removed["key"]) if paths["key"] else stream
+            out, A = attn(query, key, stream, mask=causal)  # [B, n, d_model], [B, h, n, n]
+            for hook in hooks:
+                if hook is not None:
+                    hook.remove()
+            for kind, heads in paths.items():
+                for l_, h in heads:
+                    if l_ == layer:
+                        removed[kind] = removed[kind] + _head_output(attn, merged[0], h)
             x = x + out  # [B, n, d_model]
             weights.append(A)
         return self.unembed(self.final_norm(x)), weights  # [B, n, vocab]
+
+
+def _recorder(store: list[torch.Tensor]):
+    """A forward pre-hook on ``attn.out_proj`` that keeps its input ``[B, n, h * d_k]``."""
+
+    def record(_module, inputs):
+        store.append(inputs[0])
+
+    return record
+
+
+def _head_output(attn: MultiHeadAttention, merged: torch.Tensor, h: int) -> torch.Tensor:
+    """Head ``h``'s share of ``out_proj(merged)``: ``[B, n, d_model]`` (``out_proj`` has no bias)."""
+    cols = slice(h * attn.d_k, (h + 1) * attn.d_k)
+    return merged[..., cols] @ attn.out_proj.weight[:, cols].T  # [B, n, d_k] @ [d_k, d_model]
 
 
 def _blocker(attn: MultiHeadAttention, layer: int, blocked: set[tuple[int, int]]):
