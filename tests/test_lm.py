@@ -219,7 +219,7 @@ def test_a_path_ablation_of_the_last_layer_changes_nothing_and_keys_differ_from_
     assert not np.allclose(keys, queries, atol=1e-3)
 
 
-def test_token_losses_of_a_batch_are_the_losses_of_each_text():
+def test_a_batch_of_texts_gives_the_losses_and_attention_of_each_text():
     texts = ["for i in range(3):", "The kettle hums...", "x = [1, 2, 3]\nx[0]"]
     batch = lm.token_losses(texts, STEPS[-1], blocked={(1, 3)})
     assert batch.shape == (3, len(texts[0]) - 1)
@@ -227,6 +227,12 @@ def test_token_losses_of_a_batch_are_the_losses_of_each_text():
         np.testing.assert_allclose(row, lm.token_losses(text, STEPS[-1], {(1, 3)}), atol=1e-6)
     with pytest.raises(ValueError, match="one length"):
         lm.token_losses(["ab", "abc"], STEPS[-1])
+    out = lm.forward(texts, STEPS[-1])
+    assert out["attention"].shape == (3, 2, 4, len(texts[0]), len(texts[0]))
+    for k, text in enumerate(texts):
+        one = lm.forward(text, STEPS[-1])
+        np.testing.assert_allclose(out["attention"][k], one["attention"], atol=1e-6)
+        np.testing.assert_allclose(out["logits"][k], one["logits"], atol=1e-5)
 
 
 def test_attention_rows_are_causal_and_sum_to_one():

@@ -35,7 +35,7 @@ Heads = set[tuple[int, int]] | None
 
 @torch.no_grad()
 def forward(
-    text: str,
+    text: str | list[str],
     checkpoint: int | CharLM,
     blocked: Heads = None,
     key_blocked: Heads = None,
@@ -49,17 +49,34 @@ def forward(
     position ``i``. ``blocked`` lists ``(layer, head)`` pairs to silence (ablation);
     ``key_blocked`` / ``query_blocked`` remove those heads' outputs only from what
     later layers' keys / queries read (a path ablation, ``CharLM.forward``).
+    A list of ``B`` texts of one length runs as one batch and gives
+    ``attention [B, layers, h, n, n]`` and ``logits [B, n, vocab]``.
 
     Raises:
         ValueError: for a character outside the vocabulary, an empty text, a text
-            longer than the context, or a step that is not stored.
+            longer than the context, a step that is not stored, or a list of texts
+            of unequal lengths.
     """
     model = _model(checkpoint).eval()
-    logits, weights = model(  # [1, n, vocab], [1, h, n, n] per layer
-        _ids(text, model), blocked, key_blocked=key_blocked, query_blocked=query_blocked
+    ids = _batch(text, model)  # [B, n]
+    logits, weights = model(  # [B, n, vocab], [B, h, n, n] per layer
+        ids, blocked, key_blocked=key_blocked, query_blocked=query_blocked
     )
-    attention = torch.stack([w[0] for w in weights])  # [layers, h, n, n]
-    return {"attention": attention.numpy(), "logits": logits[0].numpy()}
+    attention = torch.stack(weights, dim=1)  # [B, layers, h, n, n]
+    if isinstance(text, str):
+        return {"attention": attention[0].numpy(), "logits": logits[0].numpy()}
+    return {"attention": attention.numpy(), "logits": logits.numpy()}
+
+
+def _batch(text: str | list[str], model: CharLM) -> torch.Tensor:
+    """``ids [B, n]`` of one text (``B = 1``) or of a list of texts of one length."""
+    texts = [text] if isinstance(text, str) else list(text)
+    if not texts or len({len(t) for t in texts}) != 1:
+        raise ValueError(
+            f"text must be one string or a list of strings of one length; got lengths "
+            f"{[len(t) for t in texts]}"
+        )
+    return torch.cat([_ids(t, model) for t in texts])  # [B, n]
 
 
 @torch.no_grad()
@@ -75,16 +92,10 @@ def token_losses(
         ValueError: as ``forward``, for a text of one character (nothing to predict),
             and for an empty list or texts of unequal lengths.
     """
-    texts = [text] if isinstance(text, str) else list(text)
-    if not texts or len({len(t) for t in texts}) != 1:
-        raise ValueError(
-            f"text must be one string or a list of strings of one length; got lengths "
-            f"{[len(t) for t in texts]}"
-        )
-    if len(texts[0]) == 1:
-        raise ValueError("text needs at least 2 characters: one to read, one to predict")
     model = _model(checkpoint).eval()
-    ids = torch.cat([_ids(t, model) for t in texts])  # [B, n]
+    ids = _batch(text, model)  # [B, n]
+    if ids.shape[1] == 1:
+        raise ValueError("text needs at least 2 characters: one to read, one to predict")
     logits, _ = model(ids, blocked)  # [B, n, vocab]
     log_probs = torch.log_softmax(logits[:, :-1].double(), dim=-1)  # [B, n - 1, vocab]
     target = ids[:, 1:, None]  # [B, n - 1, 1]
