@@ -96,7 +96,7 @@ def token_losses(
     ids = _batch(text, model)  # [B, n]
     if ids.shape[1] == 1:
         raise ValueError("text needs at least 2 characters: one to read, one to predict")
-    logits, _ = model(ids, blocked)  # [B, n, vocab]
+    logits, _ = model(ids, blocked, need_weights=False)  # [B, n, vocab], fused attention
     log_probs = torch.log_softmax(logits[:, :-1].double(), dim=-1)  # [B, n - 1, vocab]
     target = ids[:, 1:, None]  # [B, n - 1, 1]
     losses = -log_probs.gather(-1, target)[..., 0].numpy()  # [B, n - 1]
