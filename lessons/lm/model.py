@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import torch
-from torch import nn
-
 import torch.nn.functional as F
+from torch import nn
 
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 
