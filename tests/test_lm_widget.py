@@ -189,6 +189,26 @@ def test_page_updates(browser, root):
     assert severe(browser) == []
 
 
+def test_a_new_text_selects_its_last_character_and_heads_are_named_layer_dot_head(browser, root):
+    box = root.find_element(By.CSS_SELECTOR, "[data-lm-text]")
+    root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")[3].click()
+    text = "abc = 1\nprint(abc)\nprint(abc + 1)\nab"  # 36 characters: past 24
+    browser.execute_script(
+        "arguments[0].value = arguments[1];"
+        " arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+        box,
+        text,
+    )
+    assert root.get_attribute("data-position") == str(len(text) - 1)
+    rows = root.find_elements(By.CSS_SELECTOR, '[data-layer="1"] th[scope="row"]')
+    assert [r.text for r in rows][-4:] == ["1.0", "1.1", "1.2", "1.3"]
+    # past 24 keys a head's row is a heat strip, and a line says so
+    assert root.find_elements(By.CSS_SELECTOR, "[data-lm-legend]")
+    assert "heat strip" in root.find_element(By.CSS_SELECTOR, "[data-lm-legend]").text
+    assert root.find_elements(By.CSS_SELECTOR, "[data-lm-hint]")
+    assert severe(browser) == []
+
+
 def test_outside_vocabulary_message(browser, root):
     box = root.find_element(By.CSS_SELECTOR, "[data-lm-text]")
     message = root.find_element(By.CSS_SELECTOR, "[data-lm-message]")

@@ -28,6 +28,13 @@ MISTAKES: dict[str, dict[str, str]] = {
         "shifted_copy": (
             "counted the prediction of the second copy's first character, which nothing announces"
         ),
+        "first_includes_boundary": (
+            "let the first copy's losses run to m, so that they include the guess of the "
+            "second copy's first character"
+        ),
+        "both_shifted": (
+            "split the losses one place off for both copies (losses[:m] and losses[m - 1:])"
+        ),
         **generic("not_a_number", "other"),
     },
     "check_induction_score": {
@@ -40,6 +47,10 @@ MISTAKES: dict[str, dict[str, str]] = {
     },
     "check_previous_token_score": {
         "main_diagonal": "took the main diagonal (the current-token score), not the one below it",
+        "main_diagonal_all_rows": (
+            "took the whole main diagonal, row 0 included (np.diagonal(A).mean()), not the "
+            "one below it"
+        ),
         "divided_by_n": "summed the diagonal below the main one and divided by n instead of n - 1",
         "diagonal_above": "took the diagonal above the main one, which the causal mask makes zero",
         "whole_lower_triangle": (
@@ -74,6 +85,10 @@ def previous_token_mistakes(A: Any) -> dict[str, tuple[float, str]]:
     below = np.diagonal(A, offset=-1)  # [n - 1]
     return {
         "main_diagonal": (float(np.diagonal(A)[1:].mean()), "Take A[i, i - 1], one step left."),
+        "main_diagonal_all_rows": (
+            float(np.diagonal(A).mean()),
+            "Take A[i, i - 1] for i = 1 .. n - 1: one step left of the diagonal, from row 1.",
+        ),
         "divided_by_n": (
             float(below.sum() / n),
             "Row 0 has no previous token: average n - 1 rows.",
@@ -169,6 +184,16 @@ def copy_ratio_mistakes(
         "shifted_copy": (
             float(losses[m - 1 :].mean() / first),
             "The second copy's losses are token_losses[m:], the same m - 1 characters as the first.",
+        ),
+        "first_includes_boundary": (
+            float(second / losses[:m].mean()),
+            "The first copy's losses are token_losses[: m - 1]; entry m - 1 already guesses "
+            "the second copy.",
+        ),
+        "both_shifted": (
+            float(losses[m - 1 :].mean() / losses[:m].mean()),
+            "Use token_losses[: m - 1] and token_losses[m:]: both predict the same m - 1 "
+            "characters.",
         ),
     }
 

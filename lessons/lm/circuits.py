@@ -20,7 +20,13 @@ import numpy as np
 from .._validate import generator, positive_int
 from .model import CharLM
 
-__all__ = ["copying_score", "head_matrices", "k_composition", "random_k_composition"]
+__all__ = [
+    "copying_score",
+    "head_matrices",
+    "k_composition",
+    "random_k_composition",
+    "random_k_compositions",
+]
 
 
 def head_matrices(model: CharLM, layer: int, head: int) -> dict[str, np.ndarray]:
@@ -86,8 +92,12 @@ def k_composition(model: CharLM, first: tuple[int, int], second: tuple[int, int]
     return _composition(W_QK, W_OV)
 
 
-def random_k_composition(d_model: int, d_k: int, samples: int = 100, seed: int = 0) -> float:
-    """The mean K-composition of Gaussian ``W_Q, W_K, W_V [d_model, d_k]``, ``W_O [d_k, d_model]`` (chapter 12)."""
+def random_k_compositions(d_model: int, d_k: int, samples: int = 100, seed: int = 0) -> np.ndarray:
+    """K-composition of ``samples`` draws of Gaussian ``W_Q, W_K, W_V [d_model, d_k]``, ``W_O [d_k, d_model]``: ``[samples]`` (chapter 12).
+
+    The baseline a trained model's ``k_composition`` is compared with: its mean and its
+    spread (a trained value is only meaningful far outside the spread).
+    """
     d_model, d_k, samples = (
         positive_int(k, v) for k, v in (("d_model", d_model), ("d_k", d_k), ("samples", samples))
     )
@@ -97,4 +107,9 @@ def random_k_composition(d_model: int, d_k: int, samples: int = 100, seed: int =
         W_Q, W_K, W_V = rng.standard_normal((3, d_model, d_k))
         W_O = rng.standard_normal((d_k, d_model))
         values.append(_composition(W_Q @ W_K.T, W_V @ W_O))
-    return float(np.mean(values))
+    return np.array(values)  # [samples]
+
+
+def random_k_composition(d_model: int, d_k: int, samples: int = 100, seed: int = 0) -> float:
+    """The mean of ``random_k_compositions`` (chapter 12)."""
+    return float(random_k_compositions(d_model, d_k, samples, seed).mean())

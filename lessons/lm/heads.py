@@ -40,8 +40,8 @@ def head_scores(checkpoint: int | CharLM, L: int = 40, samples: int = 8) -> dict
     if 2 * L + 1 > model.config.n_ctx:
         raise ValueError(f"L={L} needs 2L + 1 positions; the model has n_ctx={model.config.n_ctx}")
     texts = [eval_passages()[k][: model.config.n_ctx] for k in _PASSAGES]
-    attn = np.stack([forward(t, model)["attention"] for t in texts])  # [P, layers, h, n, n]
-    repeated = [forward(induction_text(L, s), model)["attention"] for s in range(samples)]
+    attn = forward(texts, model)["attention"]  # [P, layers, h, n, n], one batch
+    repeated = forward([induction_text(L, s) for s in range(samples)], model)["attention"]
     return {
         "previous_token": np.mean([previous_token_score(a) for a in attn], axis=0),
         "first_token": np.mean([first_token_score(a) for a in attn], axis=0),

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-from ..multihead import MultiHeadAttention
+from ..multihead import MultiHeadAttention, merge_heads, split_heads
 
 __all__ = ["LMConfig", "CharLM"]
 
@@ -69,27 +70,87 @@ class CharLM(nn.Module):
                 p.copy_(torch.randn(p.shape, generator=gen) * std)
 
     def forward(
-        self, ids: torch.Tensor, blocked: set[tuple[int, int]] | None = None
+        self,
+        ids: torch.Tensor,
+        blocked: set[tuple[int, int]] | None = None,
+        key_blocked: set[tuple[int, int]] | None = None,
+        query_blocked: set[tuple[int, int]] | None = None,
+        need_weights: bool = True,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """Logits ``[B, n, vocab]`` and per-layer weights ``[B, h, n, n]`` for ``ids [B, n]``.
 
         ``blocked`` holds ``(layer, head)`` pairs whose output is set to zero before
         ``W_O`` (an ablation: that head no longer writes into the stream).
+
+        ``key_blocked`` and ``query_blocked`` are path ablations: the listed heads still
+        write into the stream, but later layers compute their *keys* (or their
+        *queries*) from the stream without those heads' outputs; values, the residual
+        stream itself and the logits keep them. Removing layer 0's previous-token
+        heads from layer 1's keys only tests K-composition (chapter 12).
+
+        With ``need_weights=False`` the weights list is empty and each layer uses
+        PyTorch's fused ``F.scaled_dot_product_attention`` (the same maths, faster;
+        logits agree to about 1e-6): for losses over many texts.
         """
         B, n = ids.shape
         if n > self.config.n_ctx:
             raise ValueError(f"ids has {n} positions; the model has n_ctx={self.config.n_ctx}")
+        paths = {"key": set(key_blocked or ()), "query": set(query_blocked or ())}
         causal = torch.ones(n, n, dtype=torch.bool).tril()  # [n, n], True = may attend
         x = self.embed(ids) + self.pos.weight[:n]  # [B, n, d_model]
+        removed = {k: torch.zeros_like(x) for k in paths}  # what keys / queries lose
         weights = []
         for layer, (norm, attn) in enumerate(zip(self.norms, self.attns, strict=True)):
-            hook = _blocker(attn, layer, blocked) if blocked else None
-            out, A = attn(norm(x), mask=causal)  # [B, n, d_model], [B, h, n, n]
-            if hook is not None:
-                hook.remove()
+            hooks = [_blocker(attn, layer, blocked) if blocked else None]
+            merged: list[torch.Tensor] = []  # the heads' outputs before W_O, recorded
+            if paths["key"] or paths["query"]:
+                hooks.append(attn.out_proj.register_forward_pre_hook(_recorder(merged)))
+            stream = norm(x)  # [B, n, d_model]
+            query = norm(x - removed["query"]) if paths["query"] else stream
+            key = norm(x - removed["key"]) if paths["key"] else stream
+            if need_weights:
+                out, A = attn(query, key, stream, mask=causal)  # [B, n, d_model], [B, h, n, n]
+                weights.append(A)
+            else:
+                out = _fused(attn, query, key, stream)  # [B, n, d_model]
+            for hook in hooks:
+                if hook is not None:
+                    hook.remove()
+            for kind, heads in paths.items():
+                for l_, h in heads:
+                    if l_ == layer:
+                        removed[kind] = removed[kind] + _head_output(attn, merged[0], h)
             x = x + out  # [B, n, d_model]
-            weights.append(A)
         return self.unembed(self.final_norm(x)), weights  # [B, n, vocab]
+
+
+def _fused(attn: MultiHeadAttention, query, key, value) -> torch.Tensor:
+    """``attn``'s causal output ``[B, n, d_model]`` through ``F.scaled_dot_product_attention``.
+
+    The same projections as ``MultiHeadAttention.forward`` (``attn.out_proj`` is called,
+    so its hooks, the ablations, still run); no weights are returned.
+    """
+    w_q, w_k, w_v = attn.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
+    Q = split_heads(F.linear(query, w_q), attn.num_heads)  # [B, h, n, d_k]
+    K = split_heads(F.linear(key, w_k), attn.num_heads)  # [B, h, n, d_k]
+    V = split_heads(F.linear(value, w_v), attn.num_heads)  # [B, h, n, d_k]
+    heads = F.scaled_dot_product_attention(Q, K, V, is_causal=True)  # [B, h, n, d_k]
+    return attn.out_proj(merge_heads(heads))  # [B, n, d_model]
+
+
+def _recorder(store: list[torch.Tensor]):
+    """A forward pre-hook on ``attn.out_proj`` that keeps its input ``[B, n, h * d_k]``."""
+
+    def record(_module, inputs):
+        store.append(inputs[0])
+
+    return record
+
+
+def _head_output(attn: MultiHeadAttention, merged: torch.Tensor, h: int) -> torch.Tensor:
+    """Head ``h``'s share of ``out_proj(merged)``: ``[B, n, d_model]`` (``out_proj`` has no bias)."""
+    cols = slice(h * attn.d_k, (h + 1) * attn.d_k)
+    return merged[..., cols] @ attn.out_proj.weight[:, cols].T  # [B, n, d_k] @ [d_k, d_model]
 
 
 def _blocker(attn: MultiHeadAttention, layer: int, blocked: set[tuple[int, int]]):

@@ -74,6 +74,9 @@ class LMWidget:
             '<label class="llm-label">Training step <output data-lm-step-label="">{step}</output>'
             '<input type="range" class="llm-slider" data-lm-step="" min="0" max="{last}" '
             'step="1" value="{last}"></label>'
+            '<p class="llm-hint" data-lm-hint="">Click a character to see what each head '
+            "reads from it and the model's guess for the character after it; the last one, "
+            "selected whenever the text changes, shows the guess for the next character.</p>"
             '<div class="llm-positions" data-lm-positions="" role="toolbar" '
             'aria-label="Characters: pick the position to inspect (arrow keys move)"></div>'
             '<div class="llm-view" data-lm-view="" aria-live="polite"></div>'

@@ -30,44 +30,77 @@ def _ids(text: str, model: CharLM) -> torch.Tensor:
     return torch.from_numpy(ids)[None]  # [1, n]
 
 
+Heads = set[tuple[int, int]] | None
+
+
 @torch.no_grad()
 def forward(
-    text: str, checkpoint: int | CharLM, blocked: set[tuple[int, int]] | None = None
+    text: str | list[str],
+    checkpoint: int | CharLM,
+    blocked: Heads = None,
+    key_blocked: Heads = None,
+    query_blocked: Heads = None,
 ) -> dict[str, np.ndarray]:
     """Attention and logits of ``checkpoint`` (a stored step or a ``CharLM``) on ``text`` (chapter 12).
 
     Returns ``{"attention": [layers, h, n, n], "logits": [n, vocab]}`` as NumPy float32
     arrays: ``attention[l][h][i][j]`` is how much position ``i`` reads from ``j`` in
     head ``h`` of layer ``l``; ``logits[i]`` scores each character as the one after
-    position ``i``. ``blocked`` lists ``(layer, head)`` pairs to silence (ablation).
+    position ``i``. ``blocked`` lists ``(layer, head)`` pairs to silence (ablation);
+    ``key_blocked`` / ``query_blocked`` remove those heads' outputs only from what
+    later layers' keys / queries read (a path ablation, ``CharLM.forward``).
+    A list of ``B`` texts of one length runs as one batch and gives
+    ``attention [B, layers, h, n, n]`` and ``logits [B, n, vocab]``.
 
     Raises:
         ValueError: for a character outside the vocabulary, an empty text, a text
-            longer than the context, or a step that is not stored.
+            longer than the context, a step that is not stored, or a list of texts
+            of unequal lengths.
     """
     model = _model(checkpoint).eval()
-    logits, weights = model(_ids(text, model), blocked=blocked)  # [1, n, vocab], [1, h, n, n]
-    attention = torch.stack([w[0] for w in weights])  # [layers, h, n, n]
-    return {"attention": attention.numpy(), "logits": logits[0].numpy()}
+    ids = _batch(text, model)  # [B, n]
+    logits, weights = model(  # [B, n, vocab], [B, h, n, n] per layer
+        ids, blocked, key_blocked=key_blocked, query_blocked=query_blocked
+    )
+    attention = torch.stack(weights, dim=1)  # [B, layers, h, n, n]
+    if isinstance(text, str):
+        return {"attention": attention[0].numpy(), "logits": logits[0].numpy()}
+    return {"attention": attention.numpy(), "logits": logits.numpy()}
+
+
+def _batch(text: str | list[str], model: CharLM) -> torch.Tensor:
+    """``ids [B, n]`` of one text (``B = 1``) or of a list of texts of one length."""
+    texts = [text] if isinstance(text, str) else list(text)
+    if not texts or len({len(t) for t in texts}) != 1:
+        raise ValueError(
+            f"text must be one string or a list of strings of one length; got lengths "
+            f"{[len(t) for t in texts]}"
+        )
+    return torch.cat([_ids(t, model) for t in texts])  # [B, n]
 
 
 @torch.no_grad()
 def token_losses(
-    text: str, checkpoint: int | CharLM, blocked: set[tuple[int, int]] | None = None
+    text: str | list[str], checkpoint: int | CharLM, blocked: Heads = None
 ) -> np.ndarray:
     """The loss (nats) of each next-character guess in ``text``: ``[n - 1]``, float64 (chapter 12).
 
-    Entry ``i`` is ``-log p(text[i + 1] | text[: i + 1])``.
+    Entry ``i`` is ``-log p(text[i + 1] | text[: i + 1])``. A list of ``B`` texts of one
+    length is read as one batch (one forward pass) and gives ``[B, n - 1]``.
 
     Raises:
-        ValueError: as ``forward``, and for a text of one character (nothing to predict).
+        ValueError: as ``forward``, for a text of one character (nothing to predict),
+            and for an empty list or texts of unequal lengths.
     """
-    if isinstance(text, str) and len(text) == 1:
+    model = _model(checkpoint).eval()
+    ids = _batch(text, model)  # [B, n]
+    if ids.shape[1] == 1:
         raise ValueError("text needs at least 2 characters: one to read, one to predict")
-    out = forward(text, checkpoint, blocked)
-    logits = out["logits"][:-1].astype(np.float64)  # [n - 1, vocab]
-    log_probs = logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True)  # [n - 1, vocab]
-    return -log_probs[np.arange(len(logits)), encode(text)[1:]]
+    logits, _ = model(ids, blocked, need_weights=False)  # [B, n, vocab], fused attention
+    log_probs = torch.log_softmax(logits[:, :-1].double(), dim=-1)  # [B, n - 1, vocab]
+    target = ids[:, 1:, None]  # [B, n - 1, 1]
+    losses = -log_probs.gather(-1, target)[..., 0].numpy()  # [B, n - 1]
+    return losses[0] if isinstance(text, str) else losses
 
 
 @torch.no_grad()

@@ -250,7 +250,7 @@
           "Layer " + layer + ": how much position " + i + " (" + JSON.stringify(state.text[i]) +
           ") reads from each position j \u2264 " + i + ", one row per head",
         rows: heads.map(function (_, head) {
-          return "head " + head;
+          return layer + "." + head; // the book's layer.head names
         }),
         columns: columns,
         digits: 2,
@@ -262,7 +262,7 @@
       Array.prototype.forEach.call(table.querySelectorAll("td[data-cell]"), function (cell) {
         var hj = cell.getAttribute("data-cell").split(",");
         cell.title =
-          "head " + hj[0] + ", j = " + hj[1] + " " + JSON.stringify(state.text[Number(hj[1])]) +
+          "head " + layer + "." + hj[0] + ", j = " + hj[1] + " " + JSON.stringify(state.text[Number(hj[1])]) +
           ": " + Number(cell.getAttribute("data-value")).toFixed(4);
       });
       // The three positions each head reads most, as text (the strip is a picture).
@@ -278,13 +278,29 @@
           .map(function (pair) {
             return "j = " + pair[1] + " " + JSON.stringify(state.text[pair[1]]) + " " + pair[0].toFixed(2);
           });
-        return core.element("li", { "data-head": head, text: "head " + head + ": " + best.join(", ") });
+        return core.element("li", {
+          "data-head": head,
+          text: "head " + layer + "." + head + ": " + best.join(", "),
+        });
       });
+      var legend = compact
+        ? [
+            core.element("p", {
+              class: "llm-legend",
+              "data-lm-legend": "",
+              text:
+                "More than " + COMPACT + " positions: each head's row is a heat strip, " +
+                "brighter for more weight; hover over a cell for its value. The list " +
+                "gives each head's three strongest positions.",
+            }),
+          ]
+        : [];
       parts.push(
-        core.element("div", { class: "llm-layer", "data-layer": layer }, [
-          table,
-          core.element("ul", { class: "llm-most", "data-lm-most": layer }, most),
-        ])
+        core.element(
+          "div",
+          { class: "llm-layer", "data-layer": layer },
+          [table].concat(legend, [core.element("ul", { class: "llm-most", "data-lm-most": layer }, most)])
+        )
       );
     });
     var logits = result.logits[i];
@@ -345,7 +361,8 @@
       state.result = null;
       return;
     }
-    if (text !== state.text) {
+    var changed = text !== state.text;
+    if (changed) {
       state.text = text;
       var buttons = [];
       for (var i = 0; i < text.length; i++) {
@@ -362,7 +379,9 @@
       strip.replaceChildren.apply(strip, buttons);
     }
     state.result = forward(text, step());
-    select(Math.min(state.position, text.length - 1));
+    // A new text selects its last character, whose guess is the next character;
+    // moving the slider keeps the chosen position.
+    select(changed ? text.length - 1 : state.position);
   }
 
   strip.addEventListener("click", function (event) {
