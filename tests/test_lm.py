@@ -17,7 +17,7 @@ from repo_paths import ROOT
 
 import lessons.lm as lm
 from lessons.lm import detectors
-from lessons.lm.circuits import copying_score, head_matrices, k_composition, random_k_composition
+from lessons.lm.circuits import copying_score, head_matrices, k_composition, random_k_compositions
 from lessons.lm.model import CharLM, LMConfig
 from lessons.lm.train import insert_repeat, make_optimizer, sample_batch, train_step
 
@@ -418,6 +418,6 @@ def test_k_composition_is_0_when_the_keys_ignore_what_the_first_head_writes():
         model.attns[0].out_proj.weight[4:, 4:] = torch.eye(4)  # ... head (0, 1) writes 4..7
     assert k_composition(model, (0, 1), (1, 0)) == pytest.approx(0.0, abs=1e-12)
     assert head_matrices(model, 1, 0)["W_QK"].shape == (8, 8)
-    assert 0 < random_k_composition(8, 4, samples=20) < 1
+    assert 0 < random_k_compositions(8, 4, samples=20).mean() < 1
     with pytest.raises(ValueError, match="earlier layer"):
         k_composition(model, (1, 0), (0, 0))

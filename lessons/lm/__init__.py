@@ -11,7 +11,7 @@ ship in ``lessons/lm_weights/`` and were made by ``tools/train_lm.py``.
 from __future__ import annotations
 
 from .checkpoints import checkpoints, load, manifest
-from .circuits import copying_score, k_composition, random_k_composition, random_k_compositions
+from .circuits import copying_score, k_composition, random_k_compositions
 from .detectors import (
     INDUCTION_THRESHOLD,
     current_token_score,
@@ -52,7 +52,6 @@ __all__ = [
     "load",
     "manifest",
     "previous_token_score",
-    "random_k_composition",
     "random_k_compositions",
     "stdlib_corpus",
     "text_loss",

@@ -24,7 +24,6 @@ __all__ = [
     "copying_score",
     "head_matrices",
     "k_composition",
-    "random_k_composition",
     "random_k_compositions",
 ]
 
@@ -80,7 +79,7 @@ def k_composition(model: CharLM, first: tuple[int, int], second: tuple[int, int]
     ``first`` and ``second`` are ``(layer, head)`` with ``first``'s layer below ``second``'s.
     The keys of ``second`` read ``x_j`` plus ``first``'s output ``x_j W_OV``, so the score of
     query ``x_i`` gains ``x_i W_QK W_OV^T x_j^T``; the ratio of norms says how strongly.
-    Compare with ``random_k_composition``, the value for random weights of the same shapes.
+    Compare with ``random_k_compositions``, its values for random weights of the same shapes.
 
     Raises:
         ValueError: if ``first`` is not in an earlier layer than ``second``.
@@ -108,8 +107,3 @@ def random_k_compositions(d_model: int, d_k: int, samples: int = 100, seed: int 
         W_O = rng.standard_normal((d_k, d_model))
         values.append(_composition(W_Q @ W_K.T, W_V @ W_O))
     return np.array(values)  # [samples]
-
-
-def random_k_composition(d_model: int, d_k: int, samples: int = 100, seed: int = 0) -> float:
-    """The mean of ``random_k_compositions`` (chapter 12)."""
-    return float(random_k_compositions(d_model, d_k, samples, seed).mean())
