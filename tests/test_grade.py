@@ -316,7 +316,12 @@ def test_an_infinite_loop_times_out_a_dying_kernel_is_an_error_and_the_batch_goe
     by = {(r["student"], r["exercise"]): r for r in data}
     assert by[("loop", "2.1")]["verdict"] == "right"  # graded before the loop
     for exercise in ("2.2", "2.3"):
-        assert by[("loop", exercise)]["verdict"] == "timeout"
+        assert (by[("loop", exercise)]["verdict"], by[("loop", exercise)]["mistake"]) == (
+            "timeout",
+            "timed_out",
+        )
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "students ran past the time limit" in summary  # listed among the faults
     assert "6 s limit" in by[("loop", "2.2")]["message"]
     assert "in the cell of Exercise 2.2" in by[("loop", "2.2")]["message"]  # where it hung
     assert by[("broken", "")]["mistake"] == "not_a_notebook"

@@ -138,7 +138,7 @@ def test_generic_mistakes_are_described_once_not_per_check(page):
         assert page.count(f"- `{name}`: ") == 1, name
 
 
-def test_the_in_page_questions_are_listed_with_their_mistakes(page):
+def test_the_in_page_questions_are_listed_with_their_answers_and_mistakes(page):
     sections = _sections(page)
     for path in CHAPTERS:
         nb = nbformat.read(path, as_version=4)
@@ -150,6 +150,8 @@ def test_the_in_page_questions_are_listed_with_their_mistakes(page):
         assert len(questions) == calls, f"{path.name}: a question has no stored output"
         for question in questions:
             assert question.prompt in section
+            assert question.answer.startswith("The answer: ")
+            assert guide.md(question.answer) in section, f"{path.name}: {question.answer!r}"
             for name, _ in question.mistakes:
                 assert f"`{name}`" in section
 

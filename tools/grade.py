@@ -46,11 +46,13 @@ Verdicts (`grades.csv` column `verdict`): `right`, `wrong`, `unanswered` (from t
   check; the message gives the exception. An exception in any cell does not stop the
   notebook: every later cell still runs, so later exercises are graded where they can be
   (an exception outside the exercises is noted in the next exercise's message);
-- `kernel_died` (the kernel crashed or exited), `not_a_notebook`, `unknown_chapter`.
+- `timed_out` (verdict `timeout`), `kernel_died` (the kernel crashed or exited),
+  `not_a_notebook`, `unknown_chapter`.
 
 Verdict `timeout`: the notebook ran past `--timeout` seconds (default 120, counted from its
 first cell; the kernel's start and the grader's `import lessons` are not counted); the kernel
-is killed; exercises graded before keep their verdict, the others get `timeout`, and the
+is killed; exercises graded before keep their verdict, the others get `timeout` (mistake
+`timed_out`), and the
 message names the cell that was running. `--jobs N` runs N notebooks at once, each in its
 own kernel.
 
@@ -113,6 +115,7 @@ FAULTS = {
     "check_edited": "edited the check call or the lines the exercise gives",
     "check_deleted": "deleted the exercise's check cell",
     "kernel_died": "crashed the kernel",
+    "timed_out": "ran past the time limit (an endless loop, or a very slow cell)",
     "not_a_notebook": "sent a file that is not a notebook",
     "unknown_chapter": "sent a notebook of no known chapter",
 }
@@ -628,6 +631,7 @@ def collect(
             messages.append(str(record.get("message", "")))
         elif fault == "timeout":
             row.verdict = "timeout"
+            row.mistakes.append("timed_out")
             messages.append(
                 f"the notebook ran past its {timeout:g} s limit, "
                 f"in {_describe(where, graded, plans, origin)}"

@@ -15,7 +15,7 @@ which this tool rewrites from the sources, so that it cannot drift from them:
   grades (in the reader's cell) and the open-ended ones; for each check, the mistakes it
   names, from the checks' own catalogue (`lessons.checks.catalogue()`);
 - the chapter's other checks (called in its text, or only offered by `lessons`);
-- its in-page questions (`lessons.question`): each prompt and the mistakes it names, read
+- its in-page questions (`lessons.question`): each prompt, its answer and the mistakes it names, read
   from the stored output that nbval compares with a fresh run.
 
 `tests/test_instructor_guide.py` regenerates the part and fails when the page differs.
@@ -116,6 +116,7 @@ class Exercise:
 class Question:
     prompt: str  # Markdown
     kind: str
+    answer: str  # what "Show answer" says: "The answer: ... why"
     mistakes: list[tuple[str, str]]  # (name, message)
 
 
@@ -210,7 +211,8 @@ def questions_of(nb: nbformat.NotebookNode) -> list[Question]:
                 mistakes = [
                     (m["name"], NOT_YET.sub("", m["message"]).strip()) for m in record["mistakes"]
                 ]
-                found.append(Question(_prompt_markdown(prompt), record["kind"], mistakes))
+                answer = record["messages"]["revealed"]
+                found.append(Question(_prompt_markdown(prompt), record["kind"], answer, mistakes))
     return found
 
 
@@ -366,12 +368,13 @@ def render_chapter(
         lines.append("")
     if chapter.questions:
         lines += [
-            "**In-page questions**, each with the mistakes it names (graded in the page "
+            "**In-page questions**, each with its answer and the mistakes it names (graded in the page "
             "by the reader's browser, not by `make grade`):",
             "",
         ]
         for number, question in enumerate(chapter.questions, 1):
             lines.append(f"{number}. {question.prompt}")
+            lines.append(f"   - *{md(question.answer)}*")
             lines += [f"   - `{name}`: {md(text)}" for name, text in question.mistakes]
         lines.append("")
     return lines
