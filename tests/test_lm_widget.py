@@ -12,6 +12,7 @@ the view; the page logs no error.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 
@@ -54,10 +55,16 @@ def test_size_and_embedded_steps(html):
     assert DEFAULT_STEPS[-1] == lm.checkpoints()[-1]
     assert set(DEFAULT_STEPS) <= set(lm.checkpoints())
     assert data["vocab"] == lm.VOCAB
-    # base64 of float16 bytes, never lists of floats
-    tensor = data["checkpoints"][0]["tensors"]["embed.weight"]
-    assert tensor["shape"] == [len(lm.VOCAB), 128]
-    assert isinstance(tensor["b64"], str)
+    # float16 bytes in base 85 (the page's alphabet), never lists of floats: exactly the stored numbers
+    for entry in data["checkpoints"]:
+        stored = lm.load(entry["step"]).state_dict()
+        assert sorted(entry["tensors"]) == sorted(stored)
+        for name, tensor in entry["tensors"].items():
+            assert not set(tensor["b85"]) & set('<>&"\\'), name
+            raw = base64.b85decode(tensor["b85"].translate(str.maketrans(".,:", "<>&")))
+            got = np.frombuffer(raw, dtype="<f2").reshape(tensor["shape"])
+            assert np.array_equal(got, stored[name].numpy().astype(np.float16)), name
+    assert data["checkpoints"][0]["tensors"]["embed.weight"]["shape"] == [len(lm.VOCAB), 128]
 
 
 def test_no_full_precision_and_byte_identical(html):

@@ -5,7 +5,7 @@ text box (up to ``n_ctx`` characters), one button per character, a slider over t
 embedded training steps, each layer's and head's attention row for the chosen position
 and the model's five likeliest next characters. A forward pass written in JavaScript
 (``lessons/lm/assets/lm.js``) computes them from the float16 weights the page embeds
-(base64 of the raw little-endian bytes, one string per tensor), so it works with no
+(the raw little-endian bytes in base 85, one string per tensor), so it works with no
 kernel and no network: in the book, in Jupyter and in Colab. The page contract is in
 ``lessons/lm/assets/README.md``.
 """
@@ -30,22 +30,31 @@ __all__ = ["DEFAULT_STEPS", "DEFAULT_TEXT", "LMWidget", "widget"]
 #: The folder of this widget's script and styles, shipped as package data.
 ASSETS = Path(__file__).resolve().parent / "assets"
 
-#: Four checkpoints spread over training: early, before the layer-1 induction head
-#: forms (1500: its induction score is still about 0.01), while it forms, and the last.
-DEFAULT_STEPS = (300, 1500, 4000, 8000)
+#: Three checkpoints: before the layer-1 induction head forms (1500: its induction score
+#: is still about 0.01), while it forms (4000), and the last. Each adds about 460 kB to
+#: the page, and the chapter's page (with all it loads) must stay under 4 MB.
+DEFAULT_STEPS = (1500, 4000, 8000)
 
 #: A line of code read twice: the second copy is where an induction head pays off.
 DEFAULT_TEXT = "def scores(query, keys):\n    return query @ keys.T\n" * 2
 
 
+#: ``base64.b85encode``'s alphabet with ``.``, ``,`` and ``:`` for ``<``, ``>`` and ``&``:
+#: the page's JSON writes those three as ``\u003c``, six characters each.
+PAGE_B85 = bytes.maketrans(b"<>&", b".,:")
+
+
 def _tensor(array: np.ndarray) -> dict[str, Any]:
-    """One tensor as its shape and the base64 of its little-endian float16 bytes.
+    """One tensor as its shape and its little-endian float16 bytes in base 85.
 
     The stored checkpoints are float16 and ``load`` widens them to float32, so
-    narrowing back to float16 is exact: the page holds the stored numbers.
+    narrowing back to float16 is exact: the page holds the stored numbers. Base 85
+    writes 4 bytes as 5 characters (base64 needs 5.33), which keeps three checkpoints
+    and the chapter around them under 4 MB.
     """
     raw = np.ascontiguousarray(array, dtype="<f2").tobytes()
-    return {"shape": list(array.shape), "b64": base64.b64encode(raw).decode("ascii")}
+    text = base64.b85encode(raw).translate(PAGE_B85).decode("ascii")
+    return {"shape": list(array.shape), "b85": text}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -105,8 +114,8 @@ def widget(text: str = DEFAULT_TEXT, steps: Sequence[int] = DEFAULT_STEPS) -> LM
     """Chapter 12's model as an in-page widget, at the training ``steps`` it embeds (chapter 12).
 
     ``text`` (at most ``n_ctx`` characters of ``VOCAB``) is what the box holds at first;
-    the slider starts at the last of ``steps``. Each checkpoint adds about 460 kB of
-    base64 to the page.
+    the slider starts at the last of ``steps``. Each checkpoint adds about 430 kB to
+    the page.
 
     Raises:
         ValueError: if ``text`` holds a character outside the vocabulary (the message

@@ -32,12 +32,38 @@
     return sign * (1 + frac / 1024) * Math.pow(2, exp - 15);
   }
 
-  // base64 of little-endian float16 bytes to a Float32Array (float16 fits float32 exactly).
-  function decode(b64) {
-    var text = atob(b64);
-    var out = new Float32Array(text.length / 2);
-    for (var k = 0; k < out.length; k++) {
-      out[k] = half(text.charCodeAt(2 * k) | (text.charCodeAt(2 * k + 1) << 8));
+  // Base 85 to bytes: each 5 characters are one big-endian 32-bit number, 4 bytes. The
+  // alphabet is Python's base64.b85encode's with ".", "," and ":" for "<", ">" and "&"
+  // (lessons/lm/page.py, PAGE_B85); a short last group is padded with the last digit.
+  var B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%:()*+-;.=,?@^_`{|}~";
+  var digit = {};
+  for (var d = 0; d < B85.length; d++) {
+    digit[B85[d]] = d;
+  }
+  function bytes85(text, length) {
+    var out = new Uint8Array(Math.ceil(text.length / 5) * 4);
+    for (var g = 0; g < text.length; g += 5) {
+      var n = 0;
+      for (var k = 0; k < 5; k++) {
+        n = n * 85 + (g + k < text.length ? digit[text[g + k]] : 84);
+      }
+      for (var b = 3; b >= 0; b--) {
+        out[(g / 5) * 4 + b] = n % 256;
+        n = Math.floor(n / 256);
+      }
+    }
+    return out.subarray(0, length);
+  }
+
+  // A tensor's little-endian float16 bytes to a Float32Array (float16 fits float32 exactly).
+  function decode(tensor) {
+    var size = tensor.shape.reduce(function (a, b) {
+      return a * b;
+    }, 1);
+    var raw = bytes85(tensor.b85, 2 * size);
+    var out = new Float32Array(size);
+    for (var k = 0; k < size; k++) {
+      out[k] = half(raw[2 * k] | (raw[2 * k + 1] << 8));
     }
     return out;
   }
@@ -53,7 +79,7 @@
       var entry = data.checkpoints[steps.indexOf(step)];
       var w = {};
       Object.keys(entry.tensors).forEach(function (name) {
-        w[name] = decode(entry.tensors[name].b64);
+        w[name] = decode(entry.tensors[name]);
       });
       models[step] = w;
     }

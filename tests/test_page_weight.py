@@ -1,0 +1,96 @@
+"""Chapter 12's page, with everything it loads, stays under 4 MB.
+
+Counted in the session's browser (tests/conftest.py) as a reader's browser loads the page
+from a web server: the HTML, the theme's styles, scripts and fonts, MathJax's components
+and fonts, the figures, and the in-page model with its three checkpoints. Bytes are
+counted as decoded: a server that compresses sends fewer. What keeps the page light is
+in `_ext/static/README.md` (no FontAwesome script), `_ext/templates/layout.html` (no
+search index outside the search page), the Makefile (MathJax's components, not its
+combined file) and `lessons/lm/page.py` (three checkpoints, in base 85).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+import time
+
+import pytest
+from repo_paths import HTML
+
+if not (HTML / "index.html").exists():
+    pytest.skip("the book is not built: run `make book` (make test does)", allow_module_level=True)
+
+MAX_BYTES = 4_000_000
+CHAPTER = "book/12_language_model_on_real_text.html"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def served():
+    """The built book on a free port of localhost; the base URL."""
+    server = http.server.ThreadingHTTPServer(
+        ("localhost", 0), functools.partial(_Quiet, directory=str(HTML))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://localhost:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def _load_everything(browser, url: str) -> list[tuple[str, int]]:
+    """Open ``url``, wait for MathJax, the fonts and the widgets, scroll to the end; every load."""
+    browser.get(url)
+    browser.execute_async_script(
+        "const done = arguments[arguments.length - 1]; const t0 = Date.now();"
+        "(function wait() {"
+        "  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {"
+        "    MathJax.startup.promise.then(() => document.fonts.ready).then(() => done(true));"
+        "  } else if (Date.now() - t0 > 30000) { done(false); } else { setTimeout(wait, 100); }"
+        "})();"
+    )
+    height = browser.execute_script("return document.body.scrollHeight")
+    for y in range(0, height + 1000, 1000):  # images below the fold load as they come in view
+        browser.execute_script("window.scrollTo(0, arguments[0])", y)
+        time.sleep(0.05)
+    time.sleep(1)
+    return browser.execute_script(
+        "return performance.getEntriesByType('navigation')"
+        ".concat(performance.getEntriesByType('resource'))"
+        ".map(e => [e.name, e.decodedBodySize]);"
+    )
+
+
+def test_chapter_12_with_everything_it_loads_is_under_4_mb(browser, served):
+    loads = _load_everything(browser, served + CHAPTER)
+    assert loads[0][0] == served + CHAPTER and loads[0][1] > 1_000_000  # the page itself
+    assert [name for name, _ in loads if not name.startswith(served)] == []
+    names = " ".join(name for name, _ in loads)
+    for part in ("mathjax/core.js", "fa-solid-900.woff2", "_images/"):
+        assert part in names, part  # the count covers the theme, MathJax and the figures
+    total = sum(size for _, size in loads)
+    heaviest = sorted(loads, key=lambda load: -load[1])[:8]
+    assert total < MAX_BYTES, (total, heaviest)
+    print(f"chapter 12 with all it loads: {total:,} bytes in {len(loads)} files")
+
+
+def test_the_theme_s_heavy_extras_stay_out_of_every_page():
+    # FontAwesome's SVG script (1.5 MB) is replaced by an empty file: the theme's stylesheet
+    # draws the icons with the web fonts.
+    assert (HTML / "_static" / "scripts" / "fontawesome.js").stat().st_size < 1000
+    # The search index (0.15 MB) is loaded by the search page only.
+    pages = [p for p in HTML.rglob("*.html") if "_static" not in p.parts]
+    with_index = [
+        p.relative_to(HTML).as_posix()
+        for p in pages
+        if "searchindex.js" in p.read_text(encoding="utf-8")
+    ]
+    assert with_index == ["search.html"]
+    # MathJax comes as its components, not the 1.2 MB combined file.
+    chapter = (HTML / CHAPTER).read_text(encoding="utf-8")
+    assert "mathjax/startup.js" in chapter and "tex-mml-chtml.js" not in chapter
