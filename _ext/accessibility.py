@@ -30,6 +30,11 @@ nothing means the markup changed under us, and it logs a warning, so the
 And scrollable-region-focusable: a display equation wider than the column
 scrolls sideways, and a keyboard user must be able to focus it to scroll it; a
 small script makes the overflowing ones focusable once MathJax has typeset them.
+
+And color-contrast, search words: after a search, the page a reader opens marks the
+words searched for (Sphinx's sphinx_highlight.js) on the theme's light orange, on which
+link text is too faint. `_ext/static/search-words.css` underlines them instead, on the
+page's own background (`_config.yml` serves `_ext/static/`).
 """
 
 from __future__ import annotations
@@ -131,5 +136,6 @@ def _put_templates_first(app: Any, config: Any) -> None:
 def setup(app: Any) -> dict[str, Any]:
     app.connect("config-inited", _put_templates_first)
     app.add_js_file(None, body=FOCUSABLE_WIDE_MATH)
+    app.add_css_file("search-words.css")
     app.connect("html-page-context", _mend_body)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

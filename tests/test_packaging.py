@@ -53,3 +53,17 @@ def test_a_plain_install_ships_every_subpackage_and_every_widget_asset():
             if path.suffix in (".js", ".css"):
                 name = path.relative_to(package).as_posix()
                 assert any(fnmatch(name, p) for p in patterns), name
+
+
+def test_loading_nbformat_builds_no_grammar():
+    """Every test worker and every book build loads nbformat, which loads jsonschema.
+
+    jsonschema 4.24 and later also import rfc3987-syntax, which builds a grammar at
+    import: 2.7 s per process on a 2-core machine. requirements.in keeps jsonschema<4.24.
+    """
+    import subprocess
+    import sys
+
+    code = "import sys, nbformat; print('rfc3987_syntax' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "False"

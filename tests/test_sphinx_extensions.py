@@ -116,9 +116,17 @@ def test_the_theme_still_has_the_templates_we_override():
 
     components = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
     ours = sorted(p.name for p in (EXTENSIONS / "templates").glob("*.html"))
-    assert ours == ["search-button-field.html", "theme-switcher.html"]
-    for name in ours:
+    assert ours == ["layout.html", "search-button-field.html", "theme-switcher.html"]
+    for name in ours[1:]:
         assert (components / "components" / name).exists(), f"the theme has no {name} any more"
+    # layout.html rewrites the theme's head block, which loads the search index on every page.
+    layout = (components / "layout.html").read_text(encoding="utf-8")
+    assert "{%- block extrahead %}" in layout and "searchindex.js" in layout
+    head = layout.split("{%- block extrahead %}")[1].split("{%- endblock extrahead %}")[0]
+    kept = (EXTENSIONS / "templates" / "layout.html").read_text(encoding="utf-8")
+    for line in head.splitlines():
+        if line.strip().startswith("<meta"):
+            assert line.strip() in kept, f"our layout.html lost the theme's {line.strip()}"
 
 
 BUILT_PAGES = sorted((HTML / "book").glob("*.html")) if (HTML / "index.html").exists() else []

@@ -16,6 +16,7 @@ centring and division by the spread are left out: an approximation). Shapes foll
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from .._validate import generator, positive_int
 from .model import CharLM
@@ -42,15 +43,14 @@ def head_matrices(model: CharLM, layer: int, head: int) -> dict[str, np.ndarray]
         )
     d_k = cfg.d_model // cfg.num_heads
     cols = slice(head * d_k, (head + 1) * d_k)
-    gamma = model.norms[layer].weight.detach().double().numpy()  # [d_model]
-    w_q, w_k, w_v = (
-        model.attns[layer].in_proj.weight.detach().double().numpy().reshape(3, cfg.d_model, -1)
-    )
+    gamma = model.norms[layer].weight.detach().double()  # [d_model]
+    w_q, w_k, w_v = model.attns[layer].in_proj.weight.detach().double().reshape(3, cfg.d_model, -1)
     W_Q = gamma[:, None] * w_q[cols].T  # [d_model, d_k]
     W_K = gamma[:, None] * w_k[cols].T  # [d_model, d_k]
     W_V = gamma[:, None] * w_v[cols].T  # [d_model, d_k]
-    W_O = model.attns[layer].out_proj.weight.detach().double().numpy()[:, cols].T  # [d_k, d_model]
-    return {"W_QK": W_Q @ W_K.T, "W_OV": W_V @ W_O}
+    W_O = model.attns[layer].out_proj.weight.detach().double()[:, cols].T  # [d_k, d_model]
+    # Products in torch, as the model runs: NumPy's BLAS threads would queue behind torch's.
+    return {"W_QK": (W_Q @ W_K.T).numpy(), "W_OV": (W_V @ W_O).numpy()}
 
 
 def copying_score(model: CharLM, layer: int, head: int) -> float:
@@ -68,9 +68,12 @@ def copying_score(model: CharLM, layer: int, head: int) -> float:
     return float(eig.sum().real / np.abs(eig).sum())
 
 
-def _composition(W_QK: np.ndarray, W_OV: np.ndarray) -> float:
-    """``||W_QK W_OV^T||_F / (||W_QK||_F ||W_OV||_F)``: how much of the keys' reading uses the output."""
-    return float(np.linalg.norm(W_QK @ W_OV.T) / (np.linalg.norm(W_QK) * np.linalg.norm(W_OV)))
+def _composition(W_QK, W_OV, norm=np.linalg.norm) -> float:
+    """``||W_QK W_OV^T||_F / (||W_QK||_F ||W_OV||_F)``: how much of the keys' reading uses the output.
+
+    NumPy arrays with NumPy's ``norm``, or torch tensors with ``torch.linalg.norm``.
+    """
+    return float(norm(W_QK @ W_OV.T) / (norm(W_QK) * norm(W_OV)))
 
 
 def k_composition(model: CharLM, first: tuple[int, int], second: tuple[int, int]) -> float:
@@ -86,9 +89,10 @@ def k_composition(model: CharLM, first: tuple[int, int], second: tuple[int, int]
     """
     if first[0] >= second[0]:
         raise ValueError(f"first must be in an earlier layer than second; got {first} and {second}")
-    W_OV = head_matrices(model, *first)["W_OV"]  # [d_model, d_model]
-    W_QK = head_matrices(model, *second)["W_QK"]  # [d_model, d_model]
-    return _composition(W_QK, W_OV)
+    W_OV = torch.from_numpy(head_matrices(model, *first)["W_OV"])  # [d_model, d_model]
+    W_QK = torch.from_numpy(head_matrices(model, *second)["W_QK"])  # [d_model, d_model]
+    # In torch, as head_matrices: NumPy's BLAS threads would queue behind torch's.
+    return _composition(W_QK, W_OV, norm=torch.linalg.norm)
 
 
 def random_k_compositions(d_model: int, d_k: int, samples: int = 100, seed: int = 0) -> np.ndarray:
