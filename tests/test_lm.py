@@ -276,6 +276,16 @@ def test_bad_requests_raise_value_errors_that_say_what_to_change():
         lm.decode([0, 96])
 
 
+@given(st.text(min_size=1, max_size=30))
+def test_encode_names_the_first_character_outside_the_vocabulary(text):
+    outside = [i for i, ch in enumerate(text) if ch not in lm.VOCAB]
+    if not outside:
+        assert lm.decode(lm.encode(text)) == text
+        return
+    with pytest.raises(ValueError, match=f"at index {outside[0]},"):
+        lm.encode(text)
+
+
 @given(st.text(alphabet=lm.VOCAB, min_size=1, max_size=50))
 def test_decode_undoes_encode(text):
     ids = lm.encode(text)

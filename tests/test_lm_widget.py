@@ -19,10 +19,12 @@ import re
 import numpy as np
 import pytest
 import tomllib
+from hypothesis import given
+from hypothesis import strategies as st
 from test_stored_precision import full_precision
 
 import lessons.lm as lm
-from lessons.lm.page import DEFAULT_STEPS
+from lessons.lm.page import DEFAULT_STEPS, PAGE_B85, _base85
 
 try:
     from selenium.webdriver.common.by import By
@@ -65,6 +67,14 @@ def test_size_and_embedded_steps(html):
             got = np.frombuffer(raw, dtype="<f2").reshape(tensor["shape"])
             assert np.array_equal(got, stored[name].numpy().astype(np.float16)), name
     assert data["checkpoints"][0]["tensors"]["embed.weight"]["shape"] == [len(lm.VOCAB), 128]
+
+
+@given(st.binary(max_size=64))
+def test_base85_is_pythons_with_the_pages_digits(raw):
+    # NumPy's encoder writes what base64.b85encode writes, with "<>&" read as ".,:"
+    expected = base64.b85encode(raw).translate(bytes.maketrans(b"<>&", b".,:"))
+    assert _base85(raw) == expected.decode("ascii")
+    assert len(set(PAGE_B85)) == 85 and not set(PAGE_B85) & set(b'<>&"\\')
 
 
 def test_no_full_precision_and_byte_identical(html):

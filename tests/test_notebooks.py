@@ -6,12 +6,16 @@ executed and cannot tell a chapter that breaks the book's conventions. These tes
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
+from PIL import Image
 from repo_paths import BOOK, ROOT
 
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
@@ -177,6 +181,22 @@ def test_every_figure_has_a_caption_and_alt_text(notebook):
             meta = cell["metadata"].get("mystnb", {})
             assert meta.get("image", {}).get("alt"), f"{name} cell {i}: figure without alt text"
             assert meta.get("figure", {}).get("caption"), f"{name} cell {i}: figure without caption"
+
+
+def test_no_figure_is_cut_off_at_its_edge(notebook):
+    # lessons.plots.figure_png trims a figure to its ink plus a tenth of an inch, so
+    # ink on the outermost pixels means the canvas cut something off (a legend or a
+    # label drawn outside it): widen the figure or move the artist.
+    name, nb = notebook
+    for i, cell in enumerate(_code_cells(nb), 1):
+        for out in cell["outputs"]:
+            if "image/png" not in out.get("data", {}):
+                continue
+            raw = base64.b64decode(out["data"]["image/png"])
+            ink = np.asarray(Image.open(io.BytesIO(raw)).convert("L")) < 250  # [H, W]
+            edges = {"top": ink[0], "bottom": ink[-1], "left": ink[:, 0], "right": ink[:, -1]}
+            cut = [side for side, pixels in edges.items() if pixels.any()]
+            assert not cut, f"{name} cell {i}: a figure is cut off at its {', '.join(cut)} edge"
 
 
 def test_outputs_carry_no_machine_specific_metadata(notebook):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")  # tests draw off-screen; notebooks never call this
@@ -12,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessons import heatmap, word_vectors
-from lessons.plots import score_distributions, seed_band
+from lessons.plots import figure_png, score_distributions, seed_band
 from lessons.toy import FEATURES, vocabulary
 
 
@@ -184,3 +187,33 @@ def test_heatmap_keeps_long_labels_level_and_leaves_the_figure_drawable():
     fig.canvas.draw()  # and the figure still draws
     assert len(draws) == 1
     plt.close(fig)
+
+
+def _png(fig) -> np.ndarray:
+    from PIL import Image
+
+    raw = base64.b64decode(figure_png(fig))
+    return np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"))  # [H, W, 3]
+
+
+def test_figure_png_trims_to_the_ink_and_keeps_a_tenth_of_an_inch():
+    fig = plt.figure(figsize=(4, 3), dpi=100, layout="none")
+    box = plt.Rectangle((0.4, 0.3), 0.2, 0.1, color="black", linewidth=0)  # 80 x 30 px
+    fig.add_artist(box)
+    picture = _png(fig)
+    plt.close(fig)
+    # the box plus 10 px (0.1 inch at 100 dpi) on every side, nothing of the empty canvas
+    height, width = picture.shape[:2]
+    assert abs(height - (30 + 20)) <= 1 and abs(width - (80 + 20)) <= 1
+    ink = (picture < 250).any(axis=-1)  # [H, W]
+    assert ink[11:-11, 11:-11].all() and not ink[:9].any() and not ink[:, -9:].any()
+
+
+def test_figure_png_shows_a_cut_at_the_canvas_edge():
+    # what is drawn outside the canvas is lost, and the ink then touches the edge:
+    # tests/test_notebooks.py looks for exactly that in every stored figure
+    fig = plt.figure(figsize=(4, 3), dpi=100, layout="none")
+    fig.text(0.9, 0.5, "far too long to fit", fontsize=14)
+    picture = _png(fig)
+    plt.close(fig)
+    assert (picture[:, -1] < 250).any()

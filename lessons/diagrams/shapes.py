@@ -80,7 +80,9 @@ def broadcast_diagram(
     meanings = {"full": "same size as the weights", "one": "size 1, repeated"}
     meanings["none"] = "missing, counts as 1"
     legend = [Patch(facecolor=colours[kind], label=text) for kind, text in meanings.items()]
-    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.45, -0.12), ncol=3, fontsize=9)
+    # The legend is wider than the axes: it sits centred in a strip the layout keeps free.
+    fig.set_layout_engine("tight", rect=(0, 0.08, 1, 1))  # (left, bottom, right, top)
+    fig.legend(handles=legend, loc="lower center", ncol=3, fontsize=9)
     return ax
 
 

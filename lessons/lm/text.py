@@ -32,7 +32,8 @@ import numpy as np
 __all__ = ["VOCAB", "Corpus", "decode", "encode", "eval_passages", "stdlib_corpus"]
 
 VOCAB = "\n" + "".join(chr(c) for c in range(32, 127))  # 96 characters
-_INDEX = {ch: i for i, ch in enumerate(VOCAB)}
+_ID_OF_CODE = np.full(128, -1, dtype=np.int64)  # [128]: code point -> id, -1 if not in VOCAB
+_ID_OF_CODE[[ord(ch) for ch in VOCAB]] = np.arange(len(VOCAB))
 
 
 def encode(text: str) -> np.ndarray:
@@ -44,13 +45,17 @@ def encode(text: str) -> np.ndarray:
     """
     if not isinstance(text, str) or not text:
         raise ValueError(f"text must be a non-empty string; got {text!r:.60}")
-    for i, ch in enumerate(text):
-        if ch not in _INDEX:
-            raise ValueError(
-                f"text holds {ch!r} (U+{ord(ch):04X}) at index {i}, which is not in the "
-                "model's vocabulary (the newline and printable ASCII); remove or replace it"
-            )
-    return np.fromiter((_INDEX[ch] for ch in text), dtype=np.int64, count=len(text))
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")  # [n] code points
+    ids = _ID_OF_CODE[np.minimum(codes, 127)]  # [n]; -1 for 127 (DEL) and beyond VOCAB
+    outside = np.flatnonzero(ids < 0)
+    if outside.size:
+        i = int(outside[0])
+        ch = text[i]
+        raise ValueError(
+            f"text holds {ch!r} (U+{ord(ch):04X}) at index {i}, which is not in the "
+            "model's vocabulary (the newline and printable ASCII); remove or replace it"
+        )
+    return ids
 
 
 def decode(ids: Sequence[int] | np.ndarray) -> str:
