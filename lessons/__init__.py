@@ -18,6 +18,7 @@ One module per idea, each naming the chapter that teaches it:
 - ``questions``: ``question``, predict-then-check questions graded in the page; ``lab``:
   chapter 11's lab, block keys of a trained model in the page (``widgets``: what both are made of)
 - ``plots``: the book's style, ``heatmap`` and the seaborn plots (chapters 4, 11)
+- ``inline``: ``figure_png``, how a notebook shows the book's figures (every chapter)
 - ``diagrams``: the chapters' diagrams, one module per kind of picture (chapters 2, 6, 7, 9)
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: self-checks for the exercises, one module per chapter (``checks.ch01`` ...)

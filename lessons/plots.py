@@ -11,8 +11,6 @@ The chapters' diagrams are in ``lessons.diagrams``.
 
 from __future__ import annotations
 
-import base64
-import io
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -20,14 +18,12 @@ from typing import Any
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import to_rgba
-from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
-from PIL import Image
 
 from ._validate import as_numpy, check_ndim
+from .inline import show_figures_trimmed
 
-__all__ = ["OKABE_ITO", "apply_style", "figure_png", "heatmap", "score_distributions", "seed_band"]
+__all__ = ["OKABE_ITO", "apply_style", "heatmap", "score_distributions", "seed_band"]
 
 #: Okabe and Ito's eight colours, distinguishable with every common colour-vision deficiency.
 OKABE_ITO = (
@@ -48,7 +44,7 @@ def apply_style() -> None:
     Figures 6.4 x 3.6 inches at 110 dpi fit the book's text width; lines cycle
     through ``OKABE_ITO``; images use ``viridis``, which stays readable in grey
     and for colour-blind readers. In a notebook, figures show through
-    ``figure_png`` (drawn once, trimmed to what is drawn).
+    ``lessons.inline.figure_png`` (drawn once, trimmed to what is drawn).
     """
     mpl.rcParams.update(
         {
@@ -57,6 +53,10 @@ def apply_style() -> None:
             "figure.autolayout": True,
             "font.size": 11,
             "axes.titlesize": 12,
+            # Titles sit just above the axes. Left to itself, matplotlib measures every tick
+            # label to find room for each title, a tenth of a figure's drawing time; only the
+            # broadcast diagram (chapter 6) has ticks on top, and it pads its title.
+            "axes.titley": 1.0,
             "axes.labelsize": 11,
             "axes.prop_cycle": mpl.cycler(color=OKABE_ITO),
             "axes.spines.top": False,
@@ -67,49 +67,7 @@ def apply_style() -> None:
             "legend.frameon": False,
         }
     )
-    _show_figures_as_drawn()
-
-
-def _show_figures_as_drawn() -> None:
-    """In a notebook, show each figure as ``figure_png`` makes it (one draw, trimmed).
-
-    Jupyter's inline backend saves a figure with ``bbox_inches="tight"``, which lays
-    the whole figure out and draws it once more only to measure it: a third of the
-    time a chapter spends on figures. Outside IPython's inline backend this does
-    nothing.
-    """
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
-    if shell is not None and "inline" in mpl.get_backend():
-        png = shell.display_formatter.formatters["image/png"]
-        png.for_type(Figure, figure_png)
-
-
-def figure_png(fig: Figure, pad: float = 0.1) -> str:
-    """``fig`` as a base64 PNG, drawn once and trimmed to what is drawn plus ``pad`` inches.
-
-    The picture Jupyter's tight crop gives for a figure that fits its canvas (every
-    figure in the book: the style's ``figure.autolayout``, or ``fig.subplots_adjust``),
-    found from the pixels instead of from a second layout. Anything drawn outside the
-    canvas is cut off; ``tests/test_notebooks.py`` checks no stored figure has ink on
-    its edge.
-    """
-    fig.canvas.draw()
-    rgba = np.asarray(fig.canvas.buffer_rgba())  # [H, W, 4], uint8
-    face = np.round(255 * np.array(to_rgba(fig.get_facecolor())))  # [4]
-    ink = (rgba != face).any(axis=-1)  # [H, W]: pixels not of the background
-    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
-    if rows.size:
-        margin = round(pad * fig.dpi)
-        top, bottom = max(rows[0] - margin, 0), rows[-1] + 1 + margin
-        left, right = max(cols[0] - margin, 0), cols[-1] + 1 + margin
-        rgba = rgba[top:bottom, left:right]
-    out = io.BytesIO()
-    Image.fromarray(rgba, mode="RGBA").save(out, format="png")
-    return base64.b64encode(out.getvalue()).decode("ascii")
+    show_figures_trimmed()
 
 
 #: The most cells ``heatmap`` writes out: a 32 x 32 table is already hard to read.

@@ -58,6 +58,19 @@ def test_checkpoints_are_stored_in_float16_with_the_parameter_count_of_the_manif
     assert sum(p.numel() for p in model.parameters()) == MANIFEST["parameters"]
 
 
+def test_stored_weights_are_the_models_numbers_in_float16_and_copies():
+    stored = lm.stored_weights(STEPS[-1])
+    state = lm.load(STEPS[-1]).state_dict()
+    assert sorted(stored) == sorted(state)
+    for name, array in stored.items():
+        assert array.dtype == np.float16
+        assert np.array_equal(array.astype(np.float32), state[name].numpy()), name
+    stored["embed.weight"][:] = 0  # a reader's edit changes no later load
+    assert lm.stored_weights(STEPS[-1])["embed.weight"].any()
+    with pytest.raises(ValueError, match="stored checkpoints"):
+        lm.stored_weights(STEPS[-1] + 1)
+
+
 @pytest.mark.parametrize("step", STEPS)
 def test_every_checkpoint_gives_the_manifests_validation_losses(step):
     entry = next(e for e in MANIFEST["checkpoints"] if e["step"] == step)

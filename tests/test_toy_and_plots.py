@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessons import heatmap, word_vectors
-from lessons.plots import figure_png, score_distributions, seed_band
+from lessons.inline import figure_png
+from lessons.plots import score_distributions, seed_band
 from lessons.toy import FEATURES, vocabulary
 
 

@@ -1,6 +1,7 @@
 """Chapter 12's language model: two attention-only layers trained on real text (chapter 12).
 
-``checkpoints()`` lists the stored training steps; ``load(step)`` gives the model;
+``checkpoints()`` lists the stored training steps; ``load(step)`` gives the model
+(``stored_weights(step)``, its float16 tensors as stored);
 ``forward(text, step)`` its attention ``[layer][head][n][n]`` and logits ``[n][vocab]``;
 ``encode`` / ``decode`` turn text into ids and back; ``lessons.lm.detectors`` holds the
 head detectors as formulas, ``head_scores`` applies them to every head;
@@ -10,7 +11,7 @@ ship in ``lessons/lm_weights/`` and were made by ``tools/train_lm.py``.
 
 from __future__ import annotations
 
-from .checkpoints import checkpoints, load, manifest
+from .checkpoints import checkpoints, load, manifest, stored_weights
 from .circuits import copying_score, k_composition, random_k_compositions
 from .detectors import (
     INDUCTION_THRESHOLD,
@@ -54,6 +55,7 @@ __all__ = [
     "previous_token_score",
     "random_k_compositions",
     "stdlib_corpus",
+    "stored_weights",
     "text_loss",
     "token_losses",
     "widget",

@@ -19,7 +19,7 @@ import torch
 
 from .model import CharLM, LMConfig
 
-__all__ = ["checkpoints", "load", "manifest"]
+__all__ = ["checkpoints", "load", "manifest", "stored_weights"]
 
 
 def _folder():
@@ -49,8 +49,8 @@ def _weights(step: int) -> dict[str, np.ndarray]:
         return {k: stored[k] for k in stored.files}
 
 
-def load(step: int) -> CharLM:
-    """The model as it was after ``step`` training steps, in float32, in eval mode (chapter 12).
+def stored_weights(step: int) -> dict[str, np.ndarray]:
+    """The float16 tensors stored for ``step``, by ``state_dict`` name (copies; chapter 12).
 
     Raises:
         ValueError: if ``step`` is not one of ``checkpoints()`` (the message lists them).
@@ -58,7 +58,16 @@ def load(step: int) -> CharLM:
     steps = checkpoints()
     if isinstance(step, bool) or not isinstance(step, int | np.integer) or step not in steps:
         raise ValueError(f"step must be one of the stored checkpoints {steps}; got {step!r}")
+    return {name: array.copy() for name, array in _weights(int(step)).items()}
+
+
+def load(step: int) -> CharLM:
+    """The model as it was after ``step`` training steps, in float32, in eval mode (chapter 12).
+
+    Raises:
+        ValueError: if ``step`` is not one of ``checkpoints()`` (the message lists them).
+    """
     model = CharLM(LMConfig(**manifest()["config"]))
-    state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in _weights(int(step)).items()}
+    state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in stored_weights(step).items()}
     model.load_state_dict(state)
     return model.eval()

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..widgets import widget_html
-from .checkpoints import _weights, checkpoints, manifest
+from .checkpoints import checkpoints, manifest, stored_weights
 from .text import VOCAB, encode
 
 __all__ = ["DEFAULT_STEPS", "DEFAULT_TEXT", "LMWidget", "widget"]
@@ -92,7 +92,7 @@ class LMWidget:
         body = (
             '<label class="llm-label">Text (up to {n} characters of the model\'s vocabulary: '
             "the newline and printable ASCII)"
-            '<textarea class="llm-text" data-lm-text="" rows="3" maxlength="{n}" '
+            '<textarea class="llm-text" data-lm-text="" rows="{rows}" maxlength="{n}" '
             'spellcheck="false">\n{text}</textarea></label>'
             '<p class="llm-message" data-lm-message="" role="alert"></p>'
             '<label class="llm-label">Training step <output data-lm-step-label="">{step}</output>'
@@ -106,6 +106,7 @@ class LMWidget:
             '<div class="llm-view" data-lm-view="" aria-live="polite"></div>'
         ).format(
             n=self.payload["config"]["n_ctx"],
+            rows=min(max(self.text.count("\n") + 1, 3), 8),  # the first text, unscrolled
             text=html.escape(self.text, quote=True),
             step=self.steps[-1],
             last=last,
@@ -159,7 +160,7 @@ def widget(text: str = DEFAULT_TEXT, steps: Sequence[int] = DEFAULT_STEPS) -> LM
             {
                 "step": step,
                 "val_loss": round(float(losses[step]), 4),
-                "tensors": {name: _tensor(t) for name, t in sorted(_weights(step).items())},
+                "tensors": {name: _tensor(t) for name, t in sorted(stored_weights(step).items())},
             }
             for step in chosen
         ],
