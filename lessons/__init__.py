@@ -46,6 +46,7 @@ from .induction import (
     run_induction,
 )
 from .lab import Lab, lab
+from .lm.page import widget as lm_widget
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .plots import heatmap
