@@ -68,8 +68,25 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
             scores ``Z`` overflow, or the weights would not fit in ``lessons.MEMORY_BUDGET``.
         TypeError: naming the input, if it is complex or not numbers.
     """
+    Q, K, V, keep, half = _checked_inputs(Q, K, V, mask)  # each input checked once, here
+    d_k = Q.shape[-1]
+    with np.errstate(over="ignore", invalid="ignore"):  # NumPy: an overflow is reported below
+        S = Q @ K.swapaxes(-2, -1)  # [..., n_q, n_k] raw scores
+    Z = S / math.sqrt(d_k)  # [..., n_q, n_k] scaled scores
+    A = _row_softmax(Z, keep)  # [..., n_q, n_k] weights: rows sum to 1, blocked keys exactly 0
+    O = A @ V  # [..., n_q, d_v]
+    if half is not None:  # float16 / bfloat16 were computed in float32, as PyTorch does
+        return O.to(half), A.to(half)
+    return O, A
+
+
+def _checked_inputs(Q: Any, K: Any, V: Any, mask: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``Q, K, V`` as one kind of float array, the mask as the same kind, the half dtype if any.
+
+    Every rule of ``attention``'s Raises section is checked here, once per call.
+    """
     use_torch = _check_kinds(Q, K, V)
-    dtype = None
+    half = None
     if use_torch:
         if not (Q.dtype == K.dtype == V.dtype) or not Q.dtype.is_floating_point:
             raise ValueError(
@@ -77,52 +94,39 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
                 f"{Q.dtype}, {K.dtype} and {V.dtype} (convert with .float() or .double())"
             )
         if Q.dtype in (torch.float16, torch.bfloat16):
-            dtype = Q.dtype  # computed in float32, as PyTorch does, returned as given
+            half = Q.dtype
             Q, K, V = Q.float(), K.float(), V.float()
     else:
         Q, K, V = (float_input(name, a) for name, a in zip("QKV", (Q, K, V), strict=True))
-
     check_qkv_shapes(Q, K, V)
-    d_k = Q.shape[-1]
-    scores_shape = broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]}) + (
-        Q.shape[-2],
-        K.shape[-2],
-    )
+    leading = broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]})
+    scores_shape = (*leading, Q.shape[-2], K.shape[-2])
     check_budget("Q and K are", 8 * math.prod(scores_shape))
+    keep = None if mask is None else _as_mask(mask, scores_shape, like=Q if use_torch else None)
+    return Q, K, V, keep, half
 
-    if use_torch:
-        scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
-        finite = all_finite(scores)
-    else:
-        with np.errstate(over="ignore", invalid="ignore"):
-            scores = Q @ np.swapaxes(K, -2, -1) / math.sqrt(d_k)  # [..., n_q, n_k]
-        finite = bool(np.isfinite(scores).all())
-    if not finite:
+
+def _row_softmax(Z: Any, keep: Any) -> Any:
+    """Row softmax of the scaled scores ``Z`` over the kept keys; a row with none kept is 0.
+
+    Blocked entries become ``-inf``, so ``exp`` gives exactly 0 there. A row with nothing
+    kept is set to 0 before the softmax (no ``-inf - -inf = NaN``) and zeroed after.
+
+    Raises:
+        ValueError: if ``Z`` overflowed to inf (``Q`` and ``K`` too large for the dtype).
+    """
+    use_torch = is_tensor(Z)
+    if not (all_finite(Z) if use_torch else bool(np.isfinite(Z).all())):
         raise ValueError(
             "the scaled scores Z = Q K^T / sqrt(d_k) overflow to inf for these Q and K: "
             "their entries are too large for the dtype; scale Q and K down"
         )
-
-    if mask is None:
-        weights = torch.softmax(scores, dim=-1) if use_torch else softmax(scores)
-    else:
-        keep = _as_mask(mask, scores_shape, like=scores if use_torch else None)
-        weights = _masked_softmax(scores, keep, use_torch)  # [..., n_q, n_k]
-    output = weights @ V  # [..., n_q, d_v]
-    if dtype is not None:
-        return output.to(dtype), weights.to(dtype)
-    return output, weights  # [..., n_q, d_v], [..., n_q, n_k]
-
-
-def _masked_softmax(scores: Any, keep: Any, use_torch: bool) -> Any:
-    """Row softmax of the scaled scores ``Z`` over kept entries; a row with none kept becomes 0."""
+    if keep is None:
+        return torch.softmax(Z, dim=-1) if use_torch else softmax(Z)
     where = torch.where if use_torch else np.where
     anything_kept = keep.any(-1, keepdim=True) if use_torch else keep.any(-1, keepdims=True)
-    # Masked entries become -inf, so exp gives exactly 0 there. A row with nothing
-    # kept is set to 0 before the softmax (no -inf - -inf = NaN) and zeroed after.
-    scores = where(keep, scores, -math.inf)
-    scores = where(anything_kept, scores, 0.0)
-    weights = torch.softmax(scores, dim=-1) if use_torch else softmax(scores)
+    Z = where(anything_kept, where(keep, Z, -math.inf), 0.0)
+    weights = torch.softmax(Z, dim=-1) if use_torch else softmax(Z)
     return where(anything_kept, weights, 0.0)
 
 

@@ -39,12 +39,16 @@ def split_heads(X: Any, num_heads: int) -> Any:
     X = _reshape_input(X)
     if X.ndim != 3:
         raise ValueError(f"split_heads expects [B, n, d_model]; got shape {tuple(X.shape)}")
+    _check_heads(X.shape[-1], num_heads)
+    return _split(X, num_heads)
+
+
+def _split(X: Any, h: int) -> Any:
+    """``[B, n, d_model]`` to ``[B, h, n, d_k]``, on a checked ``X`` (``split_heads``)."""
     B, n, d_model = X.shape
-    _check_heads(d_model, num_heads)
-    d_k = d_model // num_heads
     if not is_tensor(X):
-        return X.reshape(B, n, num_heads, d_k).transpose(0, 2, 1, 3)  # [B, h, n, d_k]
-    return X.view(B, n, num_heads, d_k).transpose(1, 2)  # [B, h, n, d_k]
+        return X.reshape(B, n, h, d_model // h).transpose(0, 2, 1, 3)  # [B, h, n, d_k]
+    return X.view(B, n, h, d_model // h).transpose(1, 2)  # [B, h, n, d_k]
 
 
 def merge_heads(X: Any) -> Any:
@@ -60,6 +64,11 @@ def merge_heads(X: Any) -> Any:
     X = _reshape_input(X)
     if X.ndim != 4:
         raise ValueError(f"merge_heads expects [B, h, n, d_k]; got shape {tuple(X.shape)}")
+    return _merge(X)
+
+
+def _merge(X: Any) -> Any:
+    """``[B, h, n, d_k]`` to ``[B, n, h * d_k]``, on a checked ``X`` (``merge_heads``)."""
     B, h, n, d_k = X.shape
     if not is_tensor(X):
         return X.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)  # [B, n, d_model]
@@ -111,7 +120,8 @@ class MultiHeadAttention(nn.Module):
         key: torch.Tensor | None = None,
         value: torch.Tensor | None = None,
         mask: Any = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+        need_weights: bool = True,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Attend from ``query [B, n_q, d_model]`` to ``key``/``value [B, n_k, d_model]``.
 
         With ``key`` and ``value`` omitted this is self-attention (``key = value =
@@ -120,15 +130,34 @@ class MultiHeadAttention(nn.Module):
         ``lessons.attention``, broadcastable to ``[B, h, n_q, n_k]``: a causal
         ``[n, n]`` or a padding mask ``[B, 1, 1, n_k]``.
 
-        Returns ``(output [B, n_q, d_model], weights [B, h, n_q, n_k])``.
+        Returns ``(output [B, n_q, d_model], weights [B, h, n_q, n_k])``. With
+        ``need_weights=False`` the heads attend through PyTorch's fused
+        ``F.scaled_dot_product_attention`` (the same maths, faster, chapter 10; the mask
+        a boolean tensor) and ``weights`` is None.
 
-        Lists and NumPy arrays are converted to tensors of the module's dtype.
+        ``query``, ``key`` and ``value`` are checked once, here; ``lessons.attention``
+        checks the projections ``Q``, ``K``, ``V`` it is given. Lists and NumPy arrays are
+        converted to tensors of the module's dtype.
 
         Raises:
             ValueError: naming the shapes, if an input is not ``[B, n, d_model]``,
                 is empty, holds NaN or inf, has another floating dtype than the
                 module, or the batch sizes differ.
         """
+        query, key, value = self._checked(query, key, value)  # [B, n_q | n_k, d_model]
+        w_q, w_k, w_v = self.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
+        b_q, b_k, b_v = (None,) * 3 if self.in_proj.bias is None else self.in_proj.bias.chunk(3)
+        Q = _split(F.linear(query, w_q, b_q), self.num_heads)  # [B, h, n_q, d_k]
+        K = _split(F.linear(key, w_k, b_k), self.num_heads)  # [B, h, n_k, d_k]
+        V = _split(F.linear(value, w_v, b_v), self.num_heads)  # [B, h, n_k, d_k]
+        if need_weights:
+            heads, weights = attention(Q, K, V, mask)  # [B, h, n_q, d_k], [B, h, n_q, n_k]
+        else:
+            heads, weights = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask), None
+        return self.out_proj(_merge(heads)), weights  # [B, n_q, d_model]
+
+    def _checked(self, query: Any, key: Any, value: Any) -> tuple[torch.Tensor, ...]:
+        """``query``, ``key`` and ``value`` as tensors of the module's dtype, each checked once."""
         dtype = self.in_proj.weight.dtype
         query = float_tensor("query", query, dtype)
         key = query if key is None else float_tensor("key", key, dtype)
@@ -144,13 +173,7 @@ class MultiHeadAttention(nn.Module):
                 f"query, key and value must share the batch size B; got shapes "
                 f"{tuple(query.shape)}, {tuple(key.shape)} and {tuple(value.shape)}"
             )
-        w_q, w_k, w_v = self.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
-        b_q, b_k, b_v = (None,) * 3 if self.in_proj.bias is None else self.in_proj.bias.chunk(3)
-        Q = split_heads(F.linear(query, w_q, b_q), self.num_heads)  # [B, h, n_q, d_k]
-        K = split_heads(F.linear(key, w_k, b_k), self.num_heads)  # [B, h, n_k, d_k]
-        V = split_heads(F.linear(value, w_v, b_v), self.num_heads)  # [B, h, n_k, d_k]
-        heads, weights = attention(Q, K, V, mask)  # [B, h, n_q, d_k], [B, h, n_q, n_k]
-        return self.out_proj(merge_heads(heads)), weights  # [B, n_q, d_model]
+        return query, key, value
 
     @classmethod
     def from_torch(cls, mha: nn.MultiheadAttention) -> MultiHeadAttention:

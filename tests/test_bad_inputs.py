@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import lessons
 from lessons import _validate
+from lessons.book.widgets.explorer_inputs import MAX_TOKENS
 from lessons.checks import check_mha_parameter_count, check_pair_count, check_weight_bytes
-from lessons.explorer_inputs import MAX_TOKENS
 
 BAD_SIZES = [0, -1, True, np.bool_(True), 8.0, 2.5, "8", None, float("nan"), 1j]
 
@@ -392,7 +392,7 @@ def test_every_reader_string_is_escaped_and_direction_isolated(tokens, title):
 
 
 def test_the_script_isolates_tokens_and_the_title():
-    script = lessons.explorer_page.asset("explorer.js")
+    script = lessons.book.widgets.explorer_page.asset("explorer.js")
     assert 'el("bdi"' in script
     assert "isolated(data.title)" in script and "isolated(tokens[i])" in script
 

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import lessons
-from lessons.book import GluedText
-from lessons.plots import OKABE_ITO
+from lessons.book.chapter import GluedText
+from lessons.book.figures import OKABE_ITO
 
 
 def _draws(seed):
@@ -69,7 +69,7 @@ def fake_myst_nb(monkeypatch):
 def test_the_glue_record_is_the_one_myst_nb_reads():
     GLUE_PREFIX = pytest.importorskip("myst_nb.ext.glue").GLUE_PREFIX
 
-    assert lessons.book.GLUE_PREFIX == GLUE_PREFIX
+    assert lessons.book.chapter.GLUE_PREFIX == GLUE_PREFIX
 
 
 def test_glue_rounds_floats_and_hides_the_value(fake_myst_nb):

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import lessons
-from lessons.lab_export import MARGIN, blocked_keep, cls_logits, rounded_model
+from lessons.book.widgets.lab_export import MARGIN, blocked_keep, cls_logits, rounded_model
 from lessons.tasks import position_task
 from lessons.training import AttentionModel, accuracy, hand_built_position_model, train
 

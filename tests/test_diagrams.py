@@ -1,4 +1,4 @@
-"""lessons.diagrams: the chapters' diagrams draw what their docstrings promise."""
+"""lessons.book.diagrams: the chapters' diagrams draw what their docstrings promise."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
 from lessons import split_heads
-from lessons.diagrams import (
+from lessons.book.diagrams import (
     broadcast_diagram,
     clear_frame,
     heads_and_layers,
@@ -25,7 +25,7 @@ from lessons.diagrams import (
     split_heads_diagram,
     vector_pairs,
 )
-from lessons.plots import OKABE_ITO
+from lessons.book.figures import OKABE_ITO
 
 
 def suptitle(fig) -> str:

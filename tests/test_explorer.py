@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons
-from lessons.explorer import STAGES, Explorer, explorer, explorer_from_embeddings
+from lessons.book.widgets.explorer import STAGES, Explorer, explorer, explorer_from_embeddings
 
 # The worked example of chapter 5.
 TOKENS = ["a", "b", "c"]
@@ -157,8 +157,8 @@ def test_the_html_is_self_contained_and_has_no_ids():
     html = explorer(TOKENS, Q, K, V)._repr_html_()
     assert " id=" not in html, "ids must come from the content, not from randomness"
     assert "http://" not in html and "https://" not in html and " src=" not in html
-    js = (resources.files("lessons") / "explorer_assets" / "explorer.js").read_text("utf-8")
-    css = (resources.files("lessons") / "explorer_assets" / "explorer.css").read_text("utf-8")
+    js = (resources.files("lessons.book.widgets") / "assets" / "explorer.js").read_text("utf-8")
+    css = (resources.files("lessons.book.widgets") / "assets" / "explorer.css").read_text("utf-8")
     assert f"<script>{js}</script>" in html and f"<style>{css}</style>" in html
     assert "document.currentScript" in js
     assert html.startswith('<div class="attn-explorer" data-explorer="attention"')

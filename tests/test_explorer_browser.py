@@ -2,7 +2,7 @@
 
 One browser serves the whole session (the `browser` fixture in tests/conftest.py, shared
 with the other browser tests). The first tests load a page written here, with
-two widgets on it, and drive the first through its DOM contract (lessons/explorer.py):
+two widgets on it, and drive the first through its DOM contract (lessons/book/widgets/explorer.py):
 for every combination of scaling, causal mask and three temperatures the weights the
 page shows must equal lessons.attention's to 1e-6. The last test loads the pages of the
 built book that hold explorers (`make book` writes them before `make test` runs them).
@@ -22,7 +22,7 @@ import pytest
 from repo_paths import HTML, ROOT
 
 import lessons
-from lessons.explorer import explorer
+from lessons.book.widgets.explorer import explorer
 
 try:  # without selenium, the `browser` fixture skips these tests (or fails them in CI)
     from selenium.webdriver.common.by import By

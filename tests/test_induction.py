@@ -9,9 +9,9 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lessons import plot_induction
 from lessons.induction import (
     induction_circuit,
-    plot_induction,
     repeat_accuracy,
     repeated_sequences,
     run_induction,

@@ -1,4 +1,4 @@
-"""The lab's folded forward pass (`lessons.lab_export.cls_logits`) against the model's own.
+"""The lab's folded forward pass (`lessons.book.widgets.lab_export.cls_logits`) against the model's own.
 
 `cls_logits` computes the softmax's exponentials once and renormalises them per mask;
 these tests hold it to `AttentionModel.forward` wherever that shortcut could go wrong:
@@ -14,7 +14,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessons.lab_export import blocked_keep, cls_logits, export_decimals
+from lessons.book.widgets.lab_export import blocked_keep, cls_logits, export_decimals
 from lessons.tasks import position_task
 from lessons.training import AttentionModel, hand_built_position_model
 

@@ -1,4 +1,4 @@
-"""Chapter 12's in-page language model (lessons.lm.widget): its HTML, and in a browser.
+"""Chapter 12's in-page language model (lessons.lm_widget): its HTML, and in a browser.
 
 The HTML: the contract's attributes, well under 4 MB, no float at full precision,
 byte-identical on two calls, and a ValueError naming a character outside the
@@ -23,8 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_stored_precision import full_precision
 
+import lessons
 import lessons.lm as lm
-from lessons.lm.page import DEFAULT_STEPS, PAGE_B85, _base85
+from lessons.book.widgets.lm_widget import DEFAULT_STEPS, PAGE_B85, _base85
 
 try:
     from selenium.webdriver.common.by import By
@@ -39,7 +40,7 @@ MAX_BYTES = 4_000_000
 
 @pytest.fixture(scope="module")
 def html() -> str:
-    return lm.widget()._repr_html_()
+    return lessons.lm_widget()._repr_html_()
 
 
 def test_contract_attributes(html):
@@ -79,15 +80,15 @@ def test_base85_is_pythons_with_the_pages_digits(raw):
 
 def test_no_full_precision_and_byte_identical(html):
     assert full_precision(html) == []
-    assert lm.widget()._repr_html_() == html
+    assert lessons.lm_widget()._repr_html_() == html
 
 
 def test_steps_are_checked():
     with pytest.raises(ValueError, match="stored checkpoints"):
-        lm.widget(steps=[123])
+        lessons.lm_widget(steps=[123])
     with pytest.raises(ValueError, match="distinct"):
-        lm.widget(steps=[])
-    small = lm.widget(steps=[8000])._repr_html_()
+        lessons.lm_widget(steps=[])
+    small = lessons.lm_widget(steps=[8000])._repr_html_()
     assert len(small.encode()) < 600_000
 
 
@@ -97,18 +98,18 @@ def test_assets_ship_as_package_data():
     from repo_paths import ROOT
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["lessons"]
-    folder = ROOT / "lessons" / "lm" / "assets"
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["lessons.book.widgets"]
+    folder = ROOT / "lessons" / "book" / "widgets" / "assets"
     for name in ("lm.js", "lm.css"):
-        assert any(fnmatch(f"lm/assets/{name}", p) for p in patterns), name
+        assert any(fnmatch(f"assets/{name}", p) for p in patterns), name
         assert (folder / name).exists()
 
 
 def test_text_outside_vocabulary_is_named():
     with pytest.raises(ValueError, match=r"'é' \(U\+00E9\) at index 3"):
-        lm.widget(text="cafée")
+        lessons.lm_widget(text="cafée")
     with pytest.raises(ValueError, match="n_ctx=128"):
-        lm.widget(text="a" * 129)
+        lessons.lm_widget(text="a" * 129)
 
 
 # ---- In the browser ----
@@ -179,13 +180,13 @@ def test_page_updates(browser, root):
     assert len(top) == 5
     assert root.get_attribute("data-checkpoint") == str(DEFAULT_STEPS[-1])
     buttons = root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")
-    assert len(buttons) == len(lm.widget().text)
+    assert len(buttons) == len(lessons.lm_widget().text)
     buttons[5].click()
     assert root.get_attribute("data-position") == "5"
     cells = root.find_elements(By.CSS_SELECTOR, '[data-layer="1"] td[data-cell]')
     assert len(cells) == 4 * 6  # 4 heads, keys 0 .. 5
     assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-most] li")) == 2 * 4
-    want = lm.forward(lm.widget().text, DEFAULT_STEPS[-1])
+    want = lm.forward(lessons.lm_widget().text, DEFAULT_STEPS[-1])
     probs = np.exp(want["logits"][5] - want["logits"][5].max())
     probs /= probs.sum()
     best = lm.VOCAB[int(probs.argmax())]
@@ -246,7 +247,9 @@ def test_outside_vocabulary_message(browser, root):
 
 def test_initial_text_kept_exactly(browser, standalone_page):
     text = "\n  x = 1\n  x = 1\n"
-    browser.get(standalone_page(lm.widget(text=text, steps=[8000])._repr_html_(), "Initial text"))
+    browser.get(
+        standalone_page(lessons.lm_widget(text=text, steps=[8000])._repr_html_(), "Initial text")
+    )
     WebDriverWait(browser, 30).until(
         lambda d: (
             d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")

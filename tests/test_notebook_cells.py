@@ -1,7 +1,7 @@
 """Guard: long code cells stay out of the reader's way (issue 12).
 
 A visible code cell longer than 25 lines is one a reader must scroll past. Drawing code
-belongs in ``lessons.plots`` or ``lessons.diagrams``, or in a cell tagged ``hide-input``;
+belongs in ``lessons.book.figures`` or ``lessons.book.diagrams``, or in a cell tagged ``hide-input``;
 at most a few long cells may stay visible, where the code itself is the lesson.
 """
 
@@ -52,6 +52,6 @@ def test_at_most_three_visible_code_cells_over_25_lines_in_the_book():
     found = [entry for path in NOTEBOOKS for entry in long_visible_cells(path)]
     assert len(found) <= MAX_LONG_CELLS, (
         f"{len(found)} visible code cells are over {MAX_LINES} lines (at most "
-        f"{MAX_LONG_CELLS}): move drawing code into lessons.plots or lessons.diagrams, "
+        f"{MAX_LONG_CELLS}): move drawing code into lessons.book.figures or lessons.book.diagrams, "
         "or tag the cell hide-input where the code teaches nothing:\n" + "\n".join(found)
     )

@@ -184,7 +184,7 @@ def test_every_figure_has_a_caption_and_alt_text(notebook):
 
 
 def test_no_figure_is_cut_off_at_its_edge(notebook):
-    # lessons.plots.figure_png trims a figure to its ink plus a tenth of an inch, so
+    # lessons.book.figures.figure_png trims a figure to its ink plus a tenth of an inch, so
     # ink on the outermost pixels means the canvas cut something off (a legend or a
     # label drawn outside it): widen the figure or move the artist.
     name, nb = notebook

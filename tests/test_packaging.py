@@ -47,12 +47,12 @@ def test_a_plain_install_ships_every_subpackage_and_every_widget_asset():
         if "__pycache__" not in p.parts
     }
     assert found <= listed, f"subpackages missing from [tool.setuptools] packages: {found - listed}"
-    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["lessons"]
-    for folder in ("explorer_assets", "question_assets"):
-        for path in (package / folder).iterdir():
-            if path.suffix in (".js", ".css"):
-                name = path.relative_to(package).as_posix()
-                assert any(fnmatch(name, p) for p in patterns), name
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["lessons.book.widgets"]
+    widgets = package / "book" / "widgets"
+    for path in (widgets / "assets").iterdir():
+        if path.suffix in (".js", ".css"):
+            name = path.relative_to(widgets).as_posix()
+            assert any(fnmatch(name, p) for p in patterns), name
 
 
 def test_loading_nbformat_builds_no_grammar():

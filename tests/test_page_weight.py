@@ -6,7 +6,7 @@ and fonts, the figures, and the in-page model with its three checkpoints. Bytes 
 counted as decoded: a server that compresses sends fewer. What keeps the page light is
 in `_ext/static/README.md` (no FontAwesome script), `_ext/templates/layout.html` (no
 search index outside the search page), the Makefile (MathJax's components, not its
-combined file) and `lessons/lm/page.py` (three checkpoints, in base 85).
+combined file) and `lessons/book/widgets/lm_widget.py` (three checkpoints, in base 85).
 """
 
 from __future__ import annotations

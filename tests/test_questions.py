@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import lessons
+from lessons.book.widgets.question import TOLERANCE, mistakes_at, question
+from lessons.book.widgets.question_inputs import parse_number, parse_shape
 from lessons.checks import ch02, ch04, ch05, ch07, ch10
-from lessons.question_inputs import parse_number, parse_shape
-from lessons.questions import TOLERANCE, mistakes_at, question
 
 # Chapter 5's worked example.
 Q5 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [3, 2]
@@ -56,7 +56,7 @@ def test_the_weights_question_embeds_lessons_numbers_and_the_checks_messages():
     A = lessons.attention(Q5, K5, V5)[1]  # [3, 3]
     q = question("Predict `A`.", A, mistakes=ch05.attention_weight_mistakes(Q5, K5))
     data = q.data()
-    # Stored to 10 significant digits (lessons.widgets.stable_floats), the same on every CPU.
+    # Stored to 10 significant digits (lessons.book.widgets.widget.stable_floats), the same on every CPU.
     np.testing.assert_allclose(data["answer"], A, rtol=1e-9, atol=0)
     expected = ch05.attention_weight_mistakes(Q5, K5)
     assert [m["name"] for m in data["mistakes"]] == list(expected)

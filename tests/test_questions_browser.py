@@ -2,7 +2,7 @@
 
 A standalone page written here holds questions of every kind (their mistakes taken
 from the chapters' self-checks) and the lab on the model chapter 11 studies. Every
-question is driven through its DOM contract (lessons/question_assets/README.md):
+question is driven through its DOM contract (lessons/book/widgets/assets/README.md):
 reveal then check gives `correct`, each named mistake typed in gives `mistake` with its
 name and the check's message, an unrelated answer gives `wrong`. The lab's accuracy
 must equal `lessons.accuracy` with nothing and with each single position blocked, and
@@ -31,9 +31,9 @@ from repo_paths import BOOK, HTML, ROOT
 from test_cls_lab import chapter_11_model
 
 import lessons
+from lessons.book.widgets.lab_export import blocked_keep
+from lessons.book.widgets.question import mistakes_at
 from lessons.checks import ch02, ch04, ch05, ch07, ch10
-from lessons.lab_export import blocked_keep
-from lessons.questions import mistakes_at
 from lessons.training import accuracy
 
 sys.path.insert(0, str(ROOT / "tools"))

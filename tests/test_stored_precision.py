@@ -7,7 +7,7 @@ This guard reads every stored output of every notebook (stdout and stderr, ``tex
 ``text/html`` with the JSON that widgets embed, glue records, any other text) and fails
 on each float with ``MAX_DIGITS`` or more significant digits, naming the notebook, the
 cell and the value. Round where the value is written: ``lessons.glue`` and the widgets
-(``lessons.widgets.stable_floats``) already do; a print needs a format (``:.4f``).
+(``lessons.book.widgets.widget.stable_floats``) already do; a print needs a format (``:.4f``).
 
 A value that is exact by IEEE rules and shown on purpose (``0.1 + 0.2`` printing
 ``0.30000000000000004``) may stay, when its cell says so with a comment that gives the
@@ -108,7 +108,7 @@ def test_no_stored_output_holds_a_full_precision_float(path: Path):
     assert not problems, (
         f"{path.relative_to(ROOT)} stores floats at full precision; another CPU prints other "
         "last digits and nbval fails there. Round where the value is written (a print's "
-        "format, lessons.glue, lessons.widgets.stable_floats):\n"
+        "format, lessons.glue, lessons.book.widgets.widget.stable_floats):\n"
         + "\n".join(f"  {p}" for p in problems[:20])
     )
 

@@ -1,4 +1,4 @@
-"""lessons.toy (chapter 1's hand-set word vectors) and lessons.plots: heatmap, score_distributions, seed_band."""
+"""lessons.toy (chapter 1's hand-set word vectors) and lessons.book.figures: heatmap, score_distributions, seed_band."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessons import heatmap, word_vectors
-from lessons.inline import figure_png
-from lessons.plots import score_distributions, seed_band
+from lessons.book.figures import score_distributions, seed_band
+from lessons.book.inline import figure_png
 from lessons.toy import FEATURES, vocabulary
 
 

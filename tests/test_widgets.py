@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_stored_precision import full_precision
 
 import lessons
-from lessons.widgets import SIGNIFICANT_DIGITS, embed_json, stable_floats
+from lessons.book.widgets.widget import SIGNIFICANT_DIGITS, embed_json, stable_floats
 
 # The norm of chapter 8's row 17 as two processors' BLAS computed it (issue found on a fork).
 HERE, THERE = 5.656854249492381, 5.65685424949238

@@ -7,7 +7,7 @@ lays the page out for paper (a title page, a table of contents, each chapter on 
 page, the sidebars hidden, wide code wrapped, solutions open) and prints it with the
 DevTools command `Page.printToPDF`. The explorers print their static fallback: their
 scripts are switched off in the copy of the page that is printed. The in-page questions
-print their paper form (`lessons/question_assets/question.js`): each prompt numbered
+print their paper form (`lessons/book/widgets/assets/question.js`): each prompt numbered
 within its chapter, no inputs or buttons, and an "Answers to the questions" section at
 the end of each chapter, built from the JSON each question embeds.
 
@@ -29,9 +29,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "self-attention-step-by-step.pdf"
-# The widgets' scripts and styles (lessons/question_assets), read as they are now: the
+# The widgets' scripts and styles (lessons/book/widgets/assets), read as they are now: the
 # questions' paper form comes from them, whatever version the notebooks' outputs inlined.
-ASSETS = ROOT / "lessons" / "question_assets"
+ASSETS = ROOT / "lessons" / "book" / "widgets" / "assets"
 # The explorer (lessons.explorer) ships its static weights table inside its own root and
 # removes it when its script runs; the printed copy keeps that table by not running it.
 EXPLORER_SCRIPT = re.compile(r'(data-explorer-data="">.*?</script>)<script>', flags=re.DOTALL)

@@ -5,8 +5,9 @@
 ``forward(text, step)`` its attention ``[layer][head][n][n]`` and logits ``[n][vocab]``;
 ``encode`` / ``decode`` turn text into ids and back; ``lessons.lm.detectors`` holds the
 head detectors as formulas, ``head_scores`` applies them to every head;
-``widget`` shows the model in the page (a JavaScript forward pass, no kernel). The weights
-ship in ``lessons/lm_weights/`` and were made by ``tools/train_lm.py``.
+the in-page widget that runs the model with no kernel is page machinery:
+``lessons.lm_widget`` (``lessons/book/widgets/lm_widget.py``). The weights ship in
+``lessons/lm_weights/`` and were made by ``tools/train_lm.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from .detectors import (
 )
 from .heads import best_head, head_scores
 from .model import CharLM, LMConfig
-from .page import LMWidget, widget
 from .run import forward, text_loss, token_losses
 from .text import VOCAB, decode, encode, eval_passages, stdlib_corpus
 
@@ -34,7 +34,6 @@ __all__ = [
     "VOCAB",
     "CharLM",
     "LMConfig",
-    "LMWidget",
     "best_head",
     "checkpoints",
     "copying_score",
@@ -58,5 +57,4 @@ __all__ = [
     "stored_weights",
     "text_loss",
     "token_losses",
-    "widget",
 ]

@@ -16,10 +16,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-from ..multihead import MultiHeadAttention, merge_heads, split_heads
+from ..multihead import MultiHeadAttention
 
 __all__ = ["LMConfig", "CharLM"]
 
@@ -88,9 +87,10 @@ class CharLM(nn.Module):
         stream itself and the logits keep them. Removing layer 0's previous-token
         heads from layer 1's keys only tests K-composition (chapter 12).
 
-        With ``need_weights=False`` the weights list is empty and each layer uses
-        PyTorch's fused ``F.scaled_dot_product_attention`` (the same maths, faster;
-        logits agree to about 1e-6): for losses over many texts.
+        With ``need_weights=False`` the weights list is empty and each layer attends
+        through PyTorch's fused ``F.scaled_dot_product_attention`` (``MultiHeadAttention``'s
+        ``need_weights=False``: the same maths, faster; logits agree to about 1e-6): for
+        losses over many texts.
         """
         B, n = ids.shape
         if n > self.config.n_ctx:
@@ -108,11 +108,9 @@ class CharLM(nn.Module):
             stream = norm(x)  # [B, n, d_model]
             query = norm(x - removed["query"]) if paths["query"] else stream
             key = norm(x - removed["key"]) if paths["key"] else stream
-            if need_weights:
-                out, A = attn(query, key, stream, mask=causal)  # [B, n, d_model], [B, h, n, n]
+            out, A = attn(query, key, stream, mask=causal, need_weights=need_weights)
+            if need_weights:  # out [B, n, d_model], A [B, h, n, n]
                 weights.append(A)
-            else:
-                out = _fused(attn, query, key, stream)  # [B, n, d_model]
             for hook in hooks:
                 if hook is not None:
                     hook.remove()
@@ -122,20 +120,6 @@ class CharLM(nn.Module):
                         removed[kind] = removed[kind] + _head_output(attn, merged[0], h)
             x = x + out  # [B, n, d_model]
         return self.unembed(self.final_norm(x)), weights  # [B, n, vocab]
-
-
-def _fused(attn: MultiHeadAttention, query, key, value) -> torch.Tensor:
-    """``attn``'s causal output ``[B, n, d_model]`` through ``F.scaled_dot_product_attention``.
-
-    The same projections as ``MultiHeadAttention.forward`` (``attn.out_proj`` is called,
-    so its hooks, the ablations, still run); no weights are returned.
-    """
-    w_q, w_k, w_v = attn.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
-    Q = split_heads(F.linear(query, w_q), attn.num_heads)  # [B, h, n, d_k]
-    K = split_heads(F.linear(key, w_k), attn.num_heads)  # [B, h, n, d_k]
-    V = split_heads(F.linear(value, w_v), attn.num_heads)  # [B, h, n, d_k]
-    heads = F.scaled_dot_product_attention(Q, K, V, is_causal=True)  # [B, h, n, d_k]
-    return attn.out_proj(merge_heads(heads))  # [B, n, d_model]
 
 
 def _recorder(store: list[torch.Tensor]):
