@@ -29,8 +29,9 @@ def test_every_module_fits_in_one_reading(path):
 def test_no_module_imports_another_modules_private_names(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        ours = isinstance(node, ast.ImportFrom) and node.level > 0 or (node.module or "").split(".")[0] == "lessons"
-        if isinstance(node, ast.ImportFrom) and ours:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level > 0 or (node.module or "").split(".")[0] == "lessons":
             private = [a.name for a in node.names if a.name.startswith("_")]
             assert not private, (
                 f"{path.name} imports {private} from {node.module}: use public names, "
