@@ -50,7 +50,8 @@ from .training import AttentionModel, accuracy, hand_built_position_model, train
 # The page machinery's names that the chapters call, so that `lessons.X` keeps working.
 # The package's front door is the one root module that imports `lessons.book`.
 from .book.chapter import glue, setup  # isort: skip
-from .book.figures import heatmap, plot_induction  # isort: skip
+from .book.diagrams import plot_induction  # isort: skip
+from .book.figures import heatmap  # isort: skip
 from .book.widgets.explorer import Explorer, explorer, explorer_from_embeddings  # isort: skip
 from .book.widgets.lab import Lab, lab  # isort: skip
 from .book.widgets.lm_widget import widget as lm_widget  # isort: skip

@@ -8,6 +8,7 @@ One module per kind of picture; every name is also reachable as ``lessons.book.d
 - ``masks``: ``mask_grids``, keep-masks side by side (chapter 6)
 - ``depth``: ``heads_and_layers``, heads as width and layers as depth (chapter 7)
 - ``blocks``: ``norm_placement``, post-norm and pre-norm blocks (chapter 9)
+- ``induction``: ``plot_induction``, the induction circuit's two layers of weights (chapter 9)
 - ``parts``: the arrows, boxes, "+" signs and bare frames they are drawn with
 
 Colours come from ``lessons.book.figures.OKABE_ITO``.
@@ -15,6 +16,7 @@ Colours come from ``lessons.book.figures.OKABE_ITO``.
 
 from .blocks import norm_placement
 from .depth import heads_and_layers
+from .induction import plot_induction
 from .masks import mask_grids
 from .parts import clear_frame
 from .shapes import broadcast_diagram, number_grid, split_heads_diagram
@@ -27,6 +29,7 @@ __all__ = [
     "mask_grids",
     "norm_placement",
     "number_grid",
+    "plot_induction",
     "split_heads_diagram",
     "vector_pairs",
 ]
