@@ -76,7 +76,7 @@ def test_most_public_functions_name_their_chapter():
 def test_the_language_model_package_is_covered():
     """``lessons.lm``'s names are checked against chapter 12 like the rest of ``lessons``."""
     covered = {name for name, chapter in CLAIMS if chapter == 12}
-    assert {"head_scores", "induction_score", "k_composition", "widget"} <= covered
+    assert {"head_scores", "induction_score", "k_composition", "lm_widget"} <= covered
 
 
 @pytest.mark.parametrize(("name", "chapter"), CLAIMS, ids=[f"{n}-ch{c}" for n, c in CLAIMS])
