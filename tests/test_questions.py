@@ -248,3 +248,26 @@ def test_the_id_is_a_hash_of_the_content_not_of_the_process():
 def test_an_authors_slip_raises_a_value_error_naming_the_argument(kwargs, named):
     with pytest.raises(ValueError, match=re.escape(named)):
         question("A prompt?", **kwargs)
+
+
+def test_a_large_answer_keeps_the_digits_its_tolerance_needs():
+    """Ten significant digits would store 100000.5469: 0.75 tolerances off would read as wrong."""
+    answer, tol = 100000.546875, 1e-4
+    q = question("x?", answer, tolerance=tol)
+    assert q.grade(repr(answer + 0.75 * tol))[0] == "correct"
+    assert q.grade(repr(answer - 0.75 * tol))[0] == "correct"
+    assert q.grade(repr(answer + 1.5 * tol))[0] == "wrong"
+    stored = json.loads(
+        re.search(r"data-question-data=\"\">(.*?)</script>", q._repr_html_()).group(1)
+    )
+    assert stored["answer"] == q.answer == answer  # the page grades against the same number
+
+
+@given(st.floats(1e-3, 1e9), st.sampled_from([0.5, 0.05, TOLERANCE, 1e-4, 1e-6]))
+def test_stored_numbers_are_within_a_200th_of_the_tolerance(x, tol):
+    from lessons.book.widgets.question import stored_digits
+    from lessons.book.widgets.widget import stable_floats
+
+    stored = stable_floats(x, stored_digits(np.asarray(x), tol))
+    assert abs(stored - x) <= tol / 200
+    assert stored_digits(np.asarray(x), tol) >= 10

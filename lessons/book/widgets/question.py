@@ -55,7 +55,7 @@ from .question_inputs import (
     valid_name,
 )
 from .question_page import question_html
-from .widget import stable_floats
+from .widget import SIGNIFICANT_DIGITS, stable_floats
 
 __all__ = ["KINDS", "TOLERANCE", "Question", "mistakes_at", "question"]
 
@@ -73,9 +73,24 @@ def _not_yet(message: str) -> str:
 TOLERANCE = 0.005
 
 
-def _stable(value: np.ndarray) -> np.ndarray:
-    """``value`` as the page stores it (``lessons.book.widgets.widget.stable_floats``), so Python grades alike."""
-    return np.asarray(stable_floats(value), dtype=float)
+def stored_digits(value: Any, tolerance: float) -> int:
+    """Significant digits that keep every entry of ``value`` within ``tolerance / 200``.
+
+    At least ``SIGNIFICANT_DIGITS`` (10), the book's rule for every stored float; more
+    only where the numbers are large for the tolerance: ``100000.546875`` with a
+    tolerance of ``1e-4`` keeps 12, so a reply 0.75 tolerances away is still right.
+    """
+    biggest = float(np.max(np.abs(value), initial=0.0))
+    if biggest == 0.0:
+        return SIGNIFICANT_DIGITS
+    exponent = math.floor(math.log10(biggest))
+    # rounding to d digits moves x by at most 10^(exponent - d + 1) / 2 <= tolerance / 200
+    return max(SIGNIFICANT_DIGITS, math.ceil(exponent + 3 - math.log10(tolerance) - 1e-9))
+
+
+def _stable(value: np.ndarray, tolerance: float) -> np.ndarray:
+    """``value`` as the page stores it (``stored_digits``), so Python grades alike."""
+    return np.asarray(stable_floats(value, stored_digits(value, tolerance)), dtype=float)
 
 
 def _show(x: float, tolerance: float) -> str:
@@ -177,6 +192,13 @@ class Question:
             return bool(np.max(np.abs(np.asarray(got) - value)) <= self.tolerance)
         return got == value
 
+    def digits(self) -> int:
+        """Significant digits the page stores the numbers with (``stored_digits``)."""
+        if self.kind not in ("number", "array"):
+            return SIGNIFICANT_DIGITS
+        values = [self.answer, *(value for value, _ in self.mistakes.values())]
+        return max(stored_digits(np.asarray(v, dtype=float), self.tolerance) for v in values)
+
     def data(self) -> dict[str, Any]:
         """The payload the page embeds as JSON: answer, mistakes, what to type, messages."""
 
@@ -259,7 +281,8 @@ def question(
     elif kind == "shape":
         value = shape_entries("answer", answer)
     else:
-        value = _stable(as_array("answer", answer, (0,) if kind == "number" else (1, 2)))
+        value = as_array("answer", answer, (0,) if kind == "number" else (1, 2))
+        value = _stable(value, tolerance)
         value = float(value) if kind == "number" else value
     shape = np.shape(value) if kind == "array" else ()
     rows = labels("rows", rows, shape[0] if len(shape) == 2 else 1)
@@ -295,7 +318,7 @@ def question(
         elif kind == "shape":
             mistake = shape_entries(what, mistake)
         else:
-            mistake = _stable(as_array(what, mistake, (0, 1, 2)))
+            mistake = _stable(as_array(what, mistake, (0, 1, 2)), tolerance)
             if mistake.shape != np.shape(value):
                 continue  # another shape: no grid of the answer's shape can hold it
             mistake = float(mistake) if kind == "number" else mistake

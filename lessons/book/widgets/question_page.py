@@ -31,6 +31,8 @@ class Question(Protocol):
     rows: tuple[str, ...] | None
     columns: tuple[str, ...] | None
 
+    def digits(self) -> int: ...
+
     def data(self) -> dict[str, Any]: ...
 
 
@@ -71,6 +73,7 @@ def question_html(q: Question) -> str:
         q.data(),
         data_attribute="data-question-data",
         styles=("core.css", "question.css"),
+        digits=q.digits(),
         script="question.js",
         label="Question",
     )

@@ -41,8 +41,8 @@ def asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
-def stable_floats(data: Any) -> Any:
-    """``data`` with every float rounded to ``SIGNIFICANT_DIGITS`` significant digits.
+def stable_floats(data: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
+    """``data`` with every float rounded to ``digits`` significant digits.
 
     Walks dicts, lists and tuples (tuples become lists, as in JSON); NumPy floats and
     arrays become Python floats and nested lists. Integers, booleans and text are kept.
@@ -51,26 +51,26 @@ def stable_floats(data: Any) -> Any:
     if isinstance(data, np.ndarray):
         data = data.tolist()
     if isinstance(data, float | np.floating):
-        rounded = float(f"{float(data):.{SIGNIFICANT_DIGITS}g}")
+        rounded = float(f"{float(data):.{digits}g}")
         return rounded if math.isfinite(rounded) else float(data)  # 1.79769313486e308 is inf
     if isinstance(data, np.integer | np.bool_):
         return data.item()
     if isinstance(data, Mapping):
-        return {key: stable_floats(value) for key, value in data.items()}
+        return {key: stable_floats(value, digits) for key, value in data.items()}
     if isinstance(data, list | tuple):
-        return [stable_floats(value) for value in data]
+        return [stable_floats(value, digits) for value in data]
     return data
 
 
-def embed_json(data: Any) -> str:
+def embed_json(data: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
     """``data`` as compact JSON that is safe inside a ``<script>`` element.
 
-    Floats are rounded first (``stable_floats``), so the text is the same on every
-    machine. ``<``, ``>`` and ``&`` become ``\\u`` escapes, which JSON reads back
+    Floats are rounded first (``stable_floats``, to ``digits`` significant digits), so
+    the text is the same on every machine. ``<``, ``>`` and ``&`` become ``\\u`` escapes, which JSON reads back
     unchanged, so no text in the data can close the element early.
     """
     payload = json.dumps(
-        stable_floats(data), ensure_ascii=True, separators=(",", ":"), allow_nan=False
+        stable_floats(data, digits), ensure_ascii=True, separators=(",", ":"), allow_nan=False
     )
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         payload = payload.replace(char, escaped)
@@ -86,6 +86,7 @@ def widget_html(
     styles: tuple[str, ...],
     script: str,
     label: str,
+    digits: int = SIGNIFICANT_DIGITS,
 ) -> str:
     """One widget: a root ``<div>`` with ``attributes``, its styles, ``body``, data and script.
 
@@ -93,7 +94,7 @@ def widget_html(
     ``data`` is embedded in ``<script type="application/json" data_attribute>``;
     ``script`` (a file of ``assets/``) runs after ``core.js``, in the same element, so
     ``document.currentScript.parentElement`` is the root. ``label`` names the region
-    for screen readers.
+    for screen readers; ``digits`` is how many significant digits each float keeps.
     """
     attrs = "".join(
         f' {name}="{html.escape(value, quote=True)}"' for name, value in attributes.items()
@@ -103,7 +104,7 @@ def widget_html(
         f'<div{attrs} role="group" aria-label="{html.escape(label, quote=True)}">'
         f"<style>{''.join(asset(name) for name in styles)}</style>"
         f"{body}"
-        f'<script type="application/json" {data_attribute}="">{embed_json(data)}</script>'
+        f'<script type="application/json" {data_attribute}="">{embed_json(data, digits)}</script>'
         f"<script>{asset('core.js')}\n{asset(script)}</script>"
         "</div>"
     )
