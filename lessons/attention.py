@@ -72,8 +72,10 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
     d_k = Q.shape[-1]
     with np.errstate(over="ignore", invalid="ignore"):  # NumPy: an overflow is reported below
         S = Q @ K.swapaxes(-2, -1)  # [..., n_q, n_k] raw scores
-    Z = S / math.sqrt(d_k)  # [..., n_q, n_k] scaled scores
-    A = _row_softmax(Z, keep)  # [..., n_q, n_k] weights: rows sum to 1, blocked keys exactly 0
+    Z = _finite(S / math.sqrt(d_k))  # [..., n_q, n_k] scaled scores
+    if keep is not None:  # chapter 6: a blocked key scores -inf, so its weight is exactly 0
+        Z = torch.where(keep, Z, -math.inf) if is_tensor(Z) else np.where(keep, Z, -math.inf)
+    A = _row_softmax(Z)  # [..., n_q, n_k] weights: each row sums to 1 (or is 0: all blocked)
     O = A @ V  # [..., n_q, d_v]
     if half is not None:  # float16 / bfloat16 were computed in float32, as PyTorch does
         return O.to(half), A.to(half)
@@ -106,28 +108,30 @@ def _checked_inputs(Q: Any, K: Any, V: Any, mask: Any) -> tuple[Any, Any, Any, A
     return Q, K, V, keep, half
 
 
-def _row_softmax(Z: Any, keep: Any) -> Any:
-    """Row softmax of the scaled scores ``Z`` over the kept keys; a row with none kept is 0.
-
-    Blocked entries become ``-inf``, so ``exp`` gives exactly 0 there. A row with nothing
-    kept is set to 0 before the softmax (no ``-inf - -inf = NaN``) and zeroed after.
-
-    Raises:
-        ValueError: if ``Z`` overflowed to inf (``Q`` and ``K`` too large for the dtype).
-    """
-    use_torch = is_tensor(Z)
-    if not (all_finite(Z) if use_torch else bool(np.isfinite(Z).all())):
+def _finite(Z: Any) -> Any:
+    """``Z`` itself, once it is known to hold no inf or NaN (``Q`` and ``K`` too large overflow)."""
+    if not (all_finite(Z) if is_tensor(Z) else bool(np.isfinite(Z).all())):
         raise ValueError(
             "the scaled scores Z = Q K^T / sqrt(d_k) overflow to inf for these Q and K: "
             "their entries are too large for the dtype; scale Q and K down"
         )
-    if keep is None:
-        return torch.softmax(Z, dim=-1) if use_torch else softmax(Z)
-    where = torch.where if use_torch else np.where
-    anything_kept = keep.any(-1, keepdim=True) if use_torch else keep.any(-1, keepdims=True)
-    Z = where(anything_kept, where(keep, Z, -math.inf), 0.0)
-    weights = torch.softmax(Z, dim=-1) if use_torch else softmax(Z)
-    return where(anything_kept, weights, 0.0)
+    return Z
+
+
+def _row_softmax(Z: Any) -> Any:
+    """Softmax along each row of ``Z [..., n_q, n_k]``; a row whose every entry is ``-inf`` is 0.
+
+    A query with every key blocked has nothing to weigh: its row is set to 0 before the
+    softmax (no ``-inf - -inf = NaN``) and its weights to 0 after, as PyTorch's fused
+    kernel gives on the CPU.
+    """
+    if not is_tensor(Z):
+        return softmax(Z)  # chapter 2's softmax already gives an all -inf row zeros
+    anything_kept = (Z > -math.inf).any(-1, keepdim=True)  # [..., n_q, 1]
+    if bool(anything_kept.all()):
+        return torch.softmax(Z, dim=-1)
+    weights = torch.softmax(torch.where(anything_kept, Z, 0.0), dim=-1)
+    return torch.where(anything_kept, weights, 0.0)
 
 
 def _check_kinds(Q: Any, K: Any, V: Any) -> bool:

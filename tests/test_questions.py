@@ -265,8 +265,7 @@ def test_a_large_answer_keeps_the_digits_its_tolerance_needs():
 
 @given(st.floats(1e-3, 1e9), st.sampled_from([0.5, 0.05, TOLERANCE, 1e-4, 1e-6]))
 def test_stored_numbers_are_within_a_200th_of_the_tolerance(x, tol):
-    from lessons.book.widgets.question import stored_digits
-    from lessons.book.widgets.widget import stable_floats
+    from lessons.book.widgets.widget import stable_floats, stored_digits
 
     stored = stable_floats(x, stored_digits(np.asarray(x), tol))
     assert abs(stored - x) <= tol / 200

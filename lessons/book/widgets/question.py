@@ -55,7 +55,7 @@ from .question_inputs import (
     valid_name,
 )
 from .question_page import question_html
-from .widget import SIGNIFICANT_DIGITS, stable_floats
+from .widget import SIGNIFICANT_DIGITS, stable_floats, stored_digits
 
 __all__ = ["KINDS", "TOLERANCE", "Question", "mistakes_at", "question"]
 
@@ -71,21 +71,6 @@ def _not_yet(message: str) -> str:
 
 #: Answers within this distance of the right number count as right, unless told otherwise.
 TOLERANCE = 0.005
-
-
-def stored_digits(value: Any, tolerance: float) -> int:
-    """Significant digits that keep every entry of ``value`` within ``tolerance / 200``.
-
-    At least ``SIGNIFICANT_DIGITS`` (10), the book's rule for every stored float; more
-    only where the numbers are large for the tolerance: ``100000.546875`` with a
-    tolerance of ``1e-4`` keeps 12, so a reply 0.75 tolerances away is still right.
-    """
-    biggest = float(np.max(np.abs(value), initial=0.0))
-    if biggest == 0.0:
-        return SIGNIFICANT_DIGITS
-    exponent = math.floor(math.log10(biggest))
-    # rounding to d digits moves x by at most 10^(exponent - d + 1) / 2 <= tolerance / 200
-    return max(SIGNIFICANT_DIGITS, math.ceil(exponent + 3 - math.log10(tolerance) - 1e-9))
 
 
 def _stable(value: np.ndarray, tolerance: float) -> np.ndarray:

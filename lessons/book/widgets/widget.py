@@ -25,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ASSETS", "SIGNIFICANT_DIGITS", "asset", "embed_json", "stable_floats", "widget_html"]
+__all__ = [
+    "ASSETS",
+    "SIGNIFICANT_DIGITS",
+    "asset",
+    "embed_json",
+    "stable_floats",
+    "stored_digits",
+    "widget_html",
+]
 
 #: Floats embedded in a page keep this many significant digits. Another processor's
 #: BLAS changes about the 16th (``5.656854249492381`` here, ``5.65685424949238`` there);
@@ -60,6 +68,21 @@ def stable_floats(data: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
     if isinstance(data, list | tuple):
         return [stable_floats(value, digits) for value in data]
     return data
+
+
+def stored_digits(value: Any, tolerance: float) -> int:
+    """Significant digits that keep every entry of ``value`` within ``tolerance / 200``.
+
+    At least ``SIGNIFICANT_DIGITS`` (10), the book's rule for every stored float; more
+    only where the numbers are large for the tolerance: ``100000.546875`` with a
+    tolerance of ``1e-4`` keeps 12, so a reply 0.75 tolerances away is still right.
+    """
+    biggest = float(np.max(np.abs(value), initial=0.0))
+    if biggest == 0.0:
+        return SIGNIFICANT_DIGITS
+    exponent = math.floor(math.log10(biggest))
+    # rounding to d digits moves x by at most 10^(exponent - d + 1) / 2 <= tolerance / 200
+    return max(SIGNIFICANT_DIGITS, math.ceil(exponent + 3 - math.log10(tolerance) - 1e-9))
 
 
 def embed_json(data: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
