@@ -45,9 +45,20 @@ from .induction import (
     repeated_sequences,
     run_induction,
 )
+from .kv_cache import CacheLayout, KVCache, kv_cache_bytes, window_mask
 from .lab import Lab, lab
+from .latent import LatentAttention, LatentConfig
 from .lm.page import widget as lm_widget
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
+from .modern import (
+    AttentionConfig,
+    ModernAttention,
+    RMSNorm,
+    repeat_kv,
+    rope_halves,
+    sink_softmax,
+    soft_cap,
+)
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .plots import heatmap
 from .positions import alibi_bias, alibi_slopes, offset_matrix, rope, sinusoidal_encoding
