@@ -57,49 +57,39 @@ MISTAKES: dict[str, dict[str, str]] = {
 }
 
 
-def _looks(check: str, name: str, fix: str) -> str:
-    """A wrong answer's message: what it looks like (the catalogue's words), then the fix."""
-    return f"It looks as if you {MISTAKES[check][name]}. {fix}"
+def _described(check: str, mistakes: dict[str, tuple[Any, str]]) -> dict[str, tuple[Any, str]]:
+    """Each message starts with what the answer looks like, in the catalogue's words."""
+    return {
+        name: (value, f"It looks as if you {MISTAKES[check][name]}. {fix}")
+        for name, (value, fix) in mistakes.items()
+    }
 
 
 def window_mask_mistakes(n: int, window: int) -> dict[str, tuple[Any, str]]:
     """The named wrong masks for ``n`` tokens and a window of ``window`` (chapter 13)."""
     positions = np.arange(n)
-    return {
-        "window_plus_one": (
-            window_mask(positions, positions, window + 1),
-            _looks(
-                "check_window_mask",
-                "window_plus_one",
+    return _described(
+        "check_window_mask",
+        {
+            "window_plus_one": (
+                window_mask(positions, positions, window + 1),
                 "Each query sees w + 1 keys: the window counts the query itself, so keep i - j < w.",
             ),
-        ),
-        "window_minus_one": (
-            window_mask(positions, positions, window - 1) if window > 1 else None,
-            _looks(
-                "check_window_mask",
-                "window_minus_one",
+            "window_minus_one": (
+                window_mask(positions, positions, window - 1) if window > 1 else None,
                 "Each query sees only w - 1 keys: keep i - j < w, which counts the query itself.",
             ),
-        ),
-        "mask_direction": (
-            window_mask(positions, positions, window).T,
-            _looks(
-                "check_window_mask",
-                "mask_direction",
+            "mask_direction": (
+                window_mask(positions, positions, window).T,
                 "Your mask lets queries see later keys: rows are queries, and key j is seen when "
                 "j <= i.",
             ),
-        ),
-        "no_window": (
-            window_mask(positions, positions),
-            _looks(
-                "check_window_mask",
-                "no_window",
+            "no_window": (
+                window_mask(positions, positions),
                 "That is chapter 6's causal mask: also drop the keys w or more positions back.",
             ),
-        ),
-    }
+        },
+    )
 
 
 @catalogued(MISTAKES)
@@ -122,25 +112,20 @@ def check_window_mask(answer: Any, n: int, window: int) -> Verdict:
 def kv_heads_mistakes(K: torch.Tensor, num_heads: int) -> dict[str, tuple[Any, str]]:
     """The named wrong ways to share ``K [B, h_kv, n, d]`` with ``num_heads`` query heads."""
     group = num_heads // K.shape[1]
-    return {
-        "repeat_not_interleave": (
-            K.repeat(1, group, 1, 1).numpy() if K.shape[1] > 1 and group > 1 else None,
-            _looks(
-                "check_kv_heads",
-                "repeat_not_interleave",
+    return _described(
+        "check_kv_heads",
+        {
+            "repeat_not_interleave": (
+                K.repeat(1, group, 1, 1).numpy() if K.shape[1] > 1 and group > 1 else None,
                 "Query head g reads KV head g mod h_kv: that is repeat. Query heads 0 .. group - 1 "
                 "share KV head 0, so use repeat_interleave along the head axis.",
             ),
-        ),
-        "not_shared": (
-            K.numpy() if group > 1 else None,
-            _looks(
-                "check_kv_heads",
-                "not_shared",
+            "not_shared": (
+                K.numpy() if group > 1 else None,
                 "These are the KV heads as they are: give each query head its KV head.",
             ),
-        ),
-    }
+        },
+    )
 
 
 @catalogued(MISTAKES)
@@ -167,40 +152,27 @@ def sink_weights_mistakes(Z: torch.Tensor, sinks: torch.Tensor) -> dict[str, tup
     e, s = Z.exp(), sinks.view(-1, 1, 1)  # [h, n_q, n_k], [h, 1, 1]
     denominator = e.sum(-1, keepdim=True)  # [h, n_q, 1]
     with_column = torch.cat([Z, s.expand(*Z.shape[:-1], 1)], dim=-1).softmax(-1)  # [h, n_q, n_k+1]
-    return {
-        "sink_in_numerator": (
-            ((e + s.exp()) / (denominator + s.exp())).numpy(),
-            _looks(
-                "check_sink_weights",
-                "sink_in_numerator",
+    return _described(
+        "check_sink_weights",
+        {
+            "sink_in_numerator": (
+                ((e + s.exp()) / (denominator + s.exp())).numpy(),
                 "The sink belongs to the denominator only: it takes weight and gives back no value.",
             ),
-        ),
-        "sink_ignored": (
-            Z.softmax(-1).numpy(),
-            _looks(
-                "check_sink_weights",
-                "sink_ignored",
+            "sink_ignored": (
+                Z.softmax(-1).numpy(),
                 "Your rows sum to 1: the sink's exp(s) is missing from the denominator.",
             ),
-        ),
-        "sink_not_exponentiated": (
-            (e / (denominator + s)).numpy(),
-            _looks(
-                "check_sink_weights",
-                "sink_not_exponentiated",
+            "sink_not_exponentiated": (
+                (e / (denominator + s)).numpy(),
                 "The sink is a logit, like a score: add exp(s) to the denominator, not s.",
             ),
-        ),
-        "sink_column_kept": (
-            with_column.numpy(),
-            _looks(
-                "check_sink_weights",
-                "sink_column_kept",
+            "sink_column_kept": (
+                with_column.numpy(),
                 "Drop the sink's column after the softmax: it has no value to average.",
             ),
-        ),
-    }
+        },
+    )
 
 
 @catalogued(MISTAKES)
@@ -256,51 +228,34 @@ def absorbed_scores_mistakes(
     width = len(q_nope) + len(q_rope)
     latent = C @ (as_numpy(W_UK, dtype=np.float64) @ q_nope)  # [n]
     rotated = rope(k_rope) @ rope(q_rope[None], [n - 1])[0]  # [n]
-    return {
-        "rope_on_latent": (
-            absorbed_scores(q_nope, q_rope, W_UK, C, k_rope, rotate_latent=True)
-            if r % 2 == 0
-            else None,
-            _looks(
-                "check_absorbed_scores",
-                "rope_on_latent",
+    return _described(
+        "check_absorbed_scores",
+        {
+            "rope_on_latent": (
+                absorbed_scores(q_nope, q_rope, W_UK, C, k_rope, rotate_latent=True)
+                if r % 2 == 0
+                else None,
                 "RoPE goes on the small decoupled part only: the latent stays unrotated, so W_UK can "
                 "move into the query.",
             ),
-        ),
-        "no_rope": (
-            (latent + k_rope @ q_rope) / math.sqrt(width),
-            _looks(
-                "check_absorbed_scores",
-                "no_rope",
+            "no_rope": (
+                (latent + k_rope @ q_rope) / math.sqrt(width),
                 "Rotate q_rope to position n - 1 and each k_rope to its own position first.",
             ),
-        ),
-        "latent_part_only": (
-            latent / math.sqrt(width),
-            _looks(
-                "check_absorbed_scores",
-                "latent_part_only",
+            "latent_part_only": (
+                latent / math.sqrt(width),
                 "Add the decoupled part, q_rope · k_rope, rotated, to the latent part.",
             ),
-        ),
-        "scaled_by_latent_width": (
-            (latent + rotated) / math.sqrt(r),
-            _looks(
-                "check_absorbed_scores",
-                "scaled_by_latent_width",
+            "scaled_by_latent_width": (
+                (latent + rotated) / math.sqrt(r),
                 "Divide by sqrt(d_nope + d_R), the width of the head's query, not by sqrt(r).",
             ),
-        ),
-        "no_scaling": (
-            latent + rotated,
-            _looks(
-                "check_absorbed_scores",
-                "no_scaling",
+            "no_scaling": (
+                latent + rotated,
                 "Divide the scores by sqrt(d_nope + d_R), as the naive form's Q K^T / sqrt(d_k).",
             ),
-        ),
-    }
+        },
+    )
 
 
 @catalogued(MISTAKES)
