@@ -124,3 +124,46 @@ def test_after_the_window_rolls_the_next_position_is_not_the_cache_length():
             ours(x[:, n - 1 :], positions=np.array([cache.positions.size]), cache=cache)
         last = ours(x[:, n - 1 :], cache=cache)  # [B, 1, d_model]
     torch.testing.assert_close(last, expected[:, n - 1 :], atol=1e-5, rtol=1e-5)
+
+
+def _qwen3_grouped():
+    """A Qwen3 model with 2 KV heads of 3 query heads each, its first layer's input and output."""
+    import transformers
+    from hf_layers import build
+
+    sizes = {
+        "hidden_size": 24,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 6,
+        "num_key_value_heads": 2,
+        "head_dim": 4,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
+    }
+    model = build(transformers.Qwen3Config, transformers.Qwen3Model, torch.float64, 0, **sizes)
+    ids = torch.randint(0, 40, (2, 9), generator=torch.Generator().manual_seed(0))
+    return model, attention_io(model, ids)[0]
+
+
+def test_the_comparison_fails_for_repeat_where_repeat_interleave_belongs(monkeypatch):
+    import lessons.modern
+
+    model, (x, expected) = _qwen3_grouped()
+    ours = ours_for(model, 0, "qwen3")
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), expected, atol=1e-5, rtol=1e-5)
+        monkeypatch.setattr(
+            lessons.modern, "repeat_kv", lambda K, h: K.repeat(1, h // K.shape[1], 1, 1)
+        )
+        assert not torch.allclose(ours(x), expected, atol=1e-3)
+
+
+def test_the_comparison_fails_for_a_window_one_too_wide():
+    model, ids = random_model("mistral", 0)
+    x, expected = attention_io(model, ids)[0]
+    ours = ours_for(model, 0, "mistral")
+    assert ours.config.window < x.shape[1] - 1  # the window really cuts
+    wider = type(ours)(type(ours.config)(**{**vars(ours.config), "window": ours.config.window + 1}))
+    wider = wider.double()
+    wider.load_state_dict(ours.state_dict())
+    with torch.no_grad():
+        assert not torch.allclose(wider(x), expected, atol=1e-3)
