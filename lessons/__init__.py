@@ -16,13 +16,16 @@ naming its chapter (the map, with where to start, is ``lessons/README.md``):
 - ``tiled``: ``tiled_attention``, attention by blocks with an online softmax (chapter 10)
 - ``tasks``: synthetic tasks with known answers; ``training``: a tiny model and its training loop (chapter 11)
 - ``lm``: chapter 12's language model, its checkpoints and its head detectors (chapter 12)
+- ``modern``: ``ModernAttention``, today's attention layer (grouped KV heads, QK-norm, windows,
+  sinks, soft-capping, the output gate); ``latent``: ``LatentAttention``, multi-head latent
+  attention; ``kv_cache``: ``KVCache``, window masks and the cache calculator (chapter 13)
 - ``toy``: hand-set word vectors (chapter 1)
 - ``checks``: the exercises' self-checks, one module per chapter (``checks.ch01`` ...)
 
 ``lessons.book`` is the machinery that builds the pages (chapter set-up and glue,
 figures, diagrams, the in-page widgets); a learner never needs to read it. Its
 names that the chapters call are re-exported here: ``setup``, ``glue``, ``heatmap``,
-``plot_induction``, ``question``, ``explorer``, ``lab`` and ``lm_widget``.
+``plot_induction``, ``question``, ``explorer``, ``lab``, ``lm_widget`` and ``kv_cache_widget``.
 
 Bad input gets one answer everywhere (the rules are in ``_validate``; the table is in
 CONTRIBUTING.md): a ``ValueError`` or ``TypeError`` that names the argument.
@@ -36,8 +39,19 @@ from .attention import attention
 from .block import TransformerBlock
 from .checks import *  # noqa: F403  (every check_*, one module per chapter, and Verdict)
 from .induction import induction_circuit, repeat_accuracy, repeated_sequences, run_induction
+from .kv_cache import CacheLayout, KVCache, kv_cache_bytes, window_mask
+from .latent import LatentAttention, LatentConfig
 from .masks import additive_mask, causal_mask, combine_masks, padding_mask
 from .masks_elsewhere import diagnose_mask, keep_mask
+from .modern import (
+    AttentionConfig,
+    ModernAttention,
+    RMSNorm,
+    repeat_kv,
+    rope_halves,
+    sink_softmax,
+    soft_cap,
+)
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .positions import alibi_bias, alibi_slopes, offset_matrix, rope, sinusoidal_encoding
 from .projections import project, qkv, split_qkv
@@ -53,6 +67,7 @@ from .book.chapter import glue, setup  # isort: skip
 from .book.diagrams import plot_induction  # isort: skip
 from .book.figures import heatmap  # isort: skip
 from .book.widgets.explorer import Explorer, explorer, explorer_from_embeddings  # isort: skip
+from .book.widgets.kv_cache import kv_cache_widget  # isort: skip
 from .book.widgets.lab import Lab, lab  # isort: skip
 from .book.widgets.lm_widget import widget as lm_widget  # isort: skip
 from .book.widgets.question import Question, question  # isort: skip

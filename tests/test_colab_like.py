@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import reader_notebooks  # noqa: E402
 
-COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel")
+# Colab also ships transformers, which chapter 13 compares with (it installs it only when missing).
+COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel", "transformers")
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
 
 pytestmark = pytest.mark.skipif(

@@ -88,6 +88,11 @@ ASSUMES: dict[int, tuple[tuple[int, ...], str]] = {
         "causal masks; heads; the two-layer induction circuit; reading attention maps "
         "and testing them with interventions",
     ),
+    13: (
+        (4, 6, 7, 8, 10),
+        "saturation of the softmax; masks; the multi-head layer and its reshapes; RoPE; the KV "
+        "cache, grouped-query and sliding-window attention",
+    ),
 }
 
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
