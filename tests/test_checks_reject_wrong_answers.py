@@ -9,15 +9,21 @@ right answers in other valid forms are judged right. A new check fails
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
+import torch
+from exercise_givens import givens as notebook_givens
+from repo_paths import BOOK
 from wrong_answers import NOT_APPLICABLE, RIGHT, WRONG, givens
 
 import lessons
 from lessons.checks import __all__ as CHECKS
 
 CHECK_NAMES = [name for name in CHECKS if name.startswith("check_")]
+#: A message that contradicts itself: "expected shape [2, 3]; yours is [2, 3]".
+SAME_SHAPE_TWICE = re.compile(r"(\[[0-9, ]+\])[^\[]*; yours (?:is |has shape |has )?\1")
 #: How many wrong answers each check needs at least.
 AT_LEAST = 3
 
@@ -39,6 +45,15 @@ def test_every_check_has_wrong_answers_in_the_library():
     few = {name: len(WRONG[name]) for name in CHECK_NAMES if len(WRONG[name]) < AT_LEAST}
     assert not few, f"checks with fewer than {AT_LEAST} wrong answers: {few}"
     assert all(RIGHT.get(name) for name in CHECK_NAMES), set(CHECK_NAMES) - set(RIGHT)
+
+
+@pytest.mark.parametrize("notebook", sorted(p.name for p in BOOK.glob("[0-9][0-9]_*.ipynb")))
+def test_every_exercise_is_judged_on_its_own_notebooks_givens(notebook):
+    """An exercise's check call, run from the notebook, hands the library the inputs it tests."""
+    for name, calls in notebook_givens(notebook).items():
+        held = [(g.args, g.kwargs) for g in givens(name) if g.label.startswith(notebook[:2])]
+        assert len(held) == len(calls), (notebook, name)
+        assert held[0][0] is calls[0][0] or name == "check_blocked_accuracy", (notebook, name)
 
 
 def test_every_named_slip_is_a_name_its_check_can_say():
@@ -67,6 +82,7 @@ def test_a_wrong_answer_is_not_judged_right(name, k):
         verdict = _judge(name, answer, g)
         assert not verdict.ok, f"{wrong.label} judged right on {g.label}: {verdict.message}"
         assert verdict.answered, (wrong.label, g.label)
+        assert not SAME_SHAPE_TWICE.search(verdict.message), verdict.message
         # named as the catalogue names it on the first inputs it applies to (the exercise's,
         # where it applies there); elsewhere sizes may coincide, and a name may then
         # honestly be another's (sqrt(n_q) is sqrt(n_k) when n_q = n_k)
@@ -90,3 +106,15 @@ def test_a_right_answer_in_another_form_is_judged_right(name, k):
     for g in givens(name) if right.everywhere else givens(name)[:1]:
         verdict = _judge(name, _made(right.make, g), g)
         assert verdict.ok, f"{right.label} on {g.label}: {verdict.message}"
+
+
+def test_heads_of_the_right_shape_in_the_wrong_layout_are_told_so():
+    X = torch.arange(48, dtype=torch.float64).reshape(2, 4, 6)  # [B, n, d_model], h = 3
+    strided = X.view(2, 4, 2, 3).permute(0, 3, 1, 2)  # [B, h, n, d_k], columns g, g + 3
+    verdict = lessons.check_split_heads(strided, X, 3)
+    assert verdict.mistake == "other" and "shape is right" in verdict.message
+    assert "every h-th column" in verdict.message
+    assert not SAME_SHAPE_TWICE.search(verdict.message)
+    shuffled = lessons.split_heads(X, 3).flip(2)  # [B, h, n, d_k], tokens reversed
+    other = lessons.check_split_heads(shuffled, X, 3)
+    assert "layout is wrong" in other.message and "every h-th" not in other.message

@@ -990,6 +990,12 @@ def _accuracy(fn):
     return make
 
 
+def _on_training_set(model, tokens, labels, position, n):
+    """Exercise 11.2's training data (its cell draws it with seed 1), blocked as asked."""
+    x, y = lessons.tasks.position_task(2000, target_positions=(position,), seed=1)
+    return lessons.accuracy(model, x, y, mask=torch.arange(n) != position)
+
+
 BLOCKED_ACCURACY = [
     Wrong("not blocked", _accuracy(lambda m, x, y, p, n: lessons.accuracy(m, x, y)), "unblocked"),
     Wrong(
@@ -1017,6 +1023,7 @@ BLOCKED_ACCURACY = [
         _accuracy(lambda m, x, y, p, n: 100 * lessons.accuracy(m, x, y, mask=torch.arange(n) != p)),
     ),
     Wrong("two numbers", _accuracy(lambda m, x, y, p, n: [0.5, 0.5]), "not_a_number"),
+    Wrong("measured on the training set", _accuracy(_on_training_set)),
 ]
 
 # --- chapter 12 ----------------------------------------------------------------------------------
