@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 import warnings
 
+import numpy as np
 import pytest
 import torch
 from exercise_givens import givens as notebook_givens
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from repo_paths import BOOK
 from wrong_answers import NOT_APPLICABLE, RIGHT, WRONG, givens
 
@@ -118,3 +121,25 @@ def test_heads_of_the_right_shape_in_the_wrong_layout_are_told_so():
     shuffled = lessons.split_heads(X, 3).flip(2)  # [B, h, n, d_k], tokens reversed
     other = lessons.check_split_heads(shuffled, X, 3)
     assert "layout is wrong" in other.message and "every h-th" not in other.message
+
+
+SIZES = st.tuples(*(st.integers(2, 7) for _ in range(4)))  # n_q, n_k, d_k, d_v
+
+
+@settings(max_examples=30, deadline=None)
+@given(sizes=SIZES, seed=st.integers(0, 2**16))
+def test_attentions_slips_are_named_on_any_shapes_whose_sizes_differ(sizes, seed):
+    """Whatever the shapes, once no size coincides with another, every slip has its own name."""
+    n_q, n_k, d_k, d_v = sizes
+    assume(len(set(sizes)) == 4 and d_k != 4)  # sqrt(4) is the literal 2
+    assume(all(a != b * b for a in sizes for b in sizes))  # no size the square of another
+    rng = np.random.default_rng(seed)
+    Q, K, V = (0.5 * rng.normal(size=s) for s in ((n_q, d_k), (n_k, d_k), (n_k, d_v)))
+    for wrong in WRONG["check_attention"]:
+        answer = wrong.make(Q, K, V)
+        if answer is NOT_APPLICABLE:
+            continue
+        verdict = lessons.check_attention(answer, Q, K, V)
+        assert not verdict.ok, (wrong.label, sizes)
+        if wrong.mistake is not None:
+            assert verdict.mistake == wrong.mistake, (wrong.label, sizes, verdict.message)
