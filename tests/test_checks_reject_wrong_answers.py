@@ -126,7 +126,7 @@ def test_heads_of_the_right_shape_in_the_wrong_layout_are_told_so():
 SIZES = st.tuples(*(st.integers(2, 7) for _ in range(4)))  # n_q, n_k, d_k, d_v
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(sizes=SIZES, seed=st.integers(0, 2**16))
 def test_attentions_slips_are_named_on_any_shapes_whose_sizes_differ(sizes, seed):
     """Whatever the shapes, once no size coincides with another, every slip has its own name."""

@@ -1085,12 +1085,19 @@ INDUCTION = [
 ]
 
 
+_LOSSES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _copy(fn):
     def make(snippet, model, blocked=None):
-        m = len(snippet)
-        losses = lm.token_losses(snippet * 2, model, blocked=blocked)
-        plain = lm.token_losses(snippet * 2, model)
-        return float(fn(losses, plain, m))
+        key = (snippet, id(model), frozenset(blocked or ()))
+        if key not in _LOSSES:  # the same two forward passes serve every slip
+            _LOSSES[key] = (
+                lm.token_losses(snippet * 2, model, blocked=blocked),
+                lm.token_losses(snippet * 2, model),
+            )
+        losses, plain = _LOSSES[key]
+        return float(fn(losses, plain, len(snippet)))
 
     return make
 
