@@ -1220,6 +1220,15 @@ def givens(check: str) -> list[Givens]:
     return found
 
 
+@cache
+def _last_model():
+    return lm.load(lm.checkpoints()[-1])
+
+
+def _last_model_attention(text: str) -> np.ndarray:
+    return lm.forward(text, _last_model())["attention"]  # [layers, h, n, n]
+
+
 def _extra_attention():
     Q, K, V = _seeded(4, (3, 6), (5, 6), (5, 7))
     out = [Givens("random [3, 6], [5, 6], [5, 7]", (Q, K, V), {})]
@@ -1288,6 +1297,30 @@ EXTRA: dict[str, Callable[[], list[Givens]]] = {
         Givens("n = 512, d = 768, d_ff = 2048", (), {"n": 512, "d_model": 768, "d_ff": 2048})
     ],
     "check_blocked_accuracy": lambda: [_trained_move_model()],
+    "check_cls_row": lambda: [
+        Givens(
+            "11's model, another held-out example",
+            (
+                notebook_givens("11_seeing_attention_learn.ipynb")["check_cls_row"][0][0][0],
+                lessons.tasks.position_task(1000, seed=2)[0][5:6],  # test_x[5:6]
+            ),
+            {},
+        )
+    ],
+    "check_induction_score": lambda: [
+        Givens(
+            "head 1.3 on a repeat of 12",
+            (_last_model_attention(lm.induction_text(12, seed=1))[1, 3].astype(float), 12),
+            {},
+        )
+    ],
+    "check_copy_ratio": lambda: [
+        Givens(
+            "another snippet, head 1.3 blocked",
+            ("total = total + value\n", _last_model(), {(1, 3)}),
+            {},
+        )
+    ],
     "check_previous_token_score": lambda: [
         Givens(
             "a random causal table",
