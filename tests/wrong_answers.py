@@ -1299,7 +1299,7 @@ EXTRA: dict[str, Callable[[], list[Givens]]] = {
     "check_blocked_accuracy": lambda: [_trained_move_model()],
     "check_cls_row": lambda: [
         Givens(
-            "11's model, another held-out example",
+            "chapter 11's model, another held-out example",
             (
                 notebook_givens("11_seeing_attention_learn.ipynb")["check_cls_row"][0][0][0],
                 lessons.tasks.position_task(1000, seed=2)[0][5:6],  # test_x[5:6]
