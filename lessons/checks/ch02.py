@@ -15,6 +15,7 @@ from .dot_product_mistakes import (
     perpendicular_entry_mistakes,
     score_matrix_mistakes,
 )
+from .function_inputs import softmax_cases
 from .verdict import (
     TOLERANCE,
     Verdict,
@@ -244,31 +245,6 @@ def check_key_for_scores(answer: Any, Q: ArrayLike, scores: ArrayLike) -> Verdic
     )
 
 
-def _softmax_cases() -> list[tuple[str, np.ndarray]]:
-    """The inputs ``check_softmax_function`` runs a function on: plain, then hostile.
-
-    A square table catches a maximum or sum taken without ``keepdims`` (it broadcasts
-    along the wrong axis instead of failing); rows far apart catch one maximum for the
-    whole table (the lower row's exps all underflow to 0); a row spread over 1600
-    catches subtracting the row's minimum or mean; scores near -1000 catch a naive exp
-    (0 / 0); a seeded random table catches any other slip of the formula.
-    """
-    rng = np.random.default_rng(2)
-    return [
-        ("a small row [1, 2, 3]", np.array([1.0, 2.0, 3.0])),
-        ("a 2-row table", np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])),
-        ("large scores [1000, 1001, 1002]", np.array([1000.0, 1001.0, 1002.0])),
-        ("a square table", np.array([[1.0, 2.0, 3.0], [4.0, 0.0, -1.0], [0.5, 0.5, 2.0]])),
-        (
-            "rows far apart [[1000, 1001, 1002], [-1000, -999, -998]]",
-            np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -999.0, -998.0]]),
-        ),
-        ("a wide row [-800, 0, 800]", np.array([-800.0, 0.0, 800.0])),
-        ("scores near -1000 [-1000, -1001, -1002]", np.array([-1000.0, -1001.0, -1002.0])),
-        ("a random [4, 5] table", np.round(3 * rng.normal(size=(4, 5)), 2)),
-    ]
-
-
 def _nan_message(label: str) -> str:
     """Why a softmax gives NaN or inf: exp overflows, or a whole row of exps underflows to 0."""
     return (
@@ -291,7 +267,7 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
             f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}.",
             "not_a_function",
         )
-    for label, x in _softmax_cases():
+    for label, x in softmax_cases():
         with np.errstate(all="ignore"):
             try:
                 got = as_float_array(fn(x.copy()))

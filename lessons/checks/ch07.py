@@ -185,9 +185,8 @@ def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
         )
     B, n, d_model = X.shape
     d_k = d_model // num_heads
-    strided = X.view(B, n, d_k, num_heads).permute(
-        0, 3, 1, 2
-    )  # [B, h, n, d_k], head g: columns g, g + h, ...
+    # [B, h, n, d_k] cut the other way: head g gets columns g, g + h, g + 2h, ...
+    strided = X.view(B, n, d_k, num_heads).permute(0, 3, 1, 2)
     if np.allclose(got, strided.numpy()):
         how = (
             f"head g holds columns g, g + {num_heads}, g + {2 * num_heads}, ... (every "

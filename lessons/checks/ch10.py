@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validate import human_bytes
 from ..softmax import softmax
+from .function_inputs import online_runs
 from .verdict import (
     Verdict,
     as_float_array,
@@ -191,31 +192,6 @@ def check_block_quadratic_share(answer: Any, n: int, d_model: int, d_ff: int) ->
         "weighted sum) and the feed-forward network's two products, then divide.",
         "other",
     )
-
-
-def online_runs() -> list[tuple[str, np.ndarray, np.ndarray, list[int]]]:
-    """The runs ``check_online_update`` feeds an update: ``(what, scores [n_k], values [n_k, d_v], cuts)``.
-
-    Seeded, so every learner gets the same verdict. Scores of size about 20 in blocks of
-    uneven sizes; then hostile ones: a first block near -1000 and later ones near +1000
-    (an update without the maximum, or with the maximum frozen at the first block,
-    overflows), a maximum that jumps up by 900 and then falls by 1100 (an update that
-    keeps the latest block's maximum instead of the running one overflows when it
-    falls), and one score per block.
-    """
-    rng = np.random.default_rng(0)
-    scores = 20 * rng.normal(size=10)  # [n_k]
-    values = rng.normal(size=(10, 3))  # [n_k, d_v]
-    rising = np.concatenate([-1000 + rng.normal(size=3), 1000 + 5 * rng.normal(size=7)])
-    jumping = np.concatenate(
-        [rng.normal(size=3), 900 + rng.normal(size=3), -200 + rng.normal(size=4)]
-    )
-    return [
-        ("scores of size about 20 in blocks of 3, 1, 4 and 2", scores, values, [3, 4, 8]),
-        ("a first block near -1000, then scores near +1000", rising, values, [3, 6]),
-        ("a maximum that rises by 900, then a block 1100 below it", jumping, values, [3, 6]),
-        ("one score per block", 30 * rng.normal(size=5), values[:5], [1, 2, 3, 4]),
-    ]
 
 
 @catalogued(MISTAKES)
