@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import lessons
 from lessons.checks import ch01, ch04
 
-# Exercise 4.1's shapes (n_q = 2, n_k = 3, d_k = 4, d_v = 2) and a square example.
+# Sizes that coincide (n_q = d_v = sqrt(d_k) = 2: exercise 4.1's before issue 34) and a
+# square example.
 Q_EX = np.array([[1, 0, 1, 0], [0, 2, 0, 2]], dtype=float)  # [n_q, d_k] = [2, 4]
 K_EX = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [2, 0, 0, 0]], dtype=float)  # [n_k, d_k] = [3, 4]
 V_EX = np.array([[1, 0], [0, 1], [1, 1]], dtype=float)  # [n_k, d_v] = [3, 2]

@@ -15,6 +15,7 @@ from .dot_product_mistakes import (
     perpendicular_entry_mistakes,
     score_matrix_mistakes,
 )
+from .function_inputs import softmax_cases
 from .verdict import (
     TOLERANCE,
     Verdict,
@@ -244,6 +245,15 @@ def check_key_for_scores(answer: Any, Q: ArrayLike, scores: ArrayLike) -> Verdic
     )
 
 
+def _nan_message(label: str) -> str:
+    """Why a softmax gives NaN or inf: exp overflows, or a whole row of exps underflows to 0."""
+    return (
+        f"On {label} you get NaN or inf: exp overflows to inf above about 709 (inf / inf "
+        "is NaN), and a row whose exps all underflow to 0 gives 0 / 0. Subtract each "
+        "row's own maximum (axis=-1, keepdims=True) before exp; the result does not change."
+    )
+
+
 @catalogued(MISTAKES)
 def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
     """Check a reader's softmax function on the cases that catch the usual bugs (chapter 2).
@@ -257,12 +267,7 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
             f"Pass the function itself (softmax, not softmax(x)); got {type(fn).__name__}.",
             "not_a_function",
         )
-    cases = [
-        ("a small row [1, 2, 3]", np.array([1.0, 2.0, 3.0])),
-        ("a 2-row table", np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])),
-        ("large scores [1000, 1001, 1002]", np.array([1000.0, 1001.0, 1002.0])),
-    ]
-    for label, x in cases:
+    for label, x in softmax_cases():
         with np.errstate(all="ignore"):
             try:
                 got = as_float_array(fn(x.copy()))
@@ -277,12 +282,8 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
                 f"On {label} the result should have shape {x.shape}; got {shape}.",
                 "returns_wrong_shape",
             )
-        if np.isnan(got).any():
-            return wrong(
-                f"On {label} you get NaN: exp overflows to inf and inf / inf is NaN. "
-                "Subtract each row's maximum before exp; the result does not change.",
-                "overflows",
-            )
+        if np.isnan(got).any() or np.isinf(got).any():
+            return wrong(_nan_message(label), "overflows")
         if close(got, expected):
             continue
         if x.ndim == 2 and close(got, softmax(x, axis=0)):

@@ -151,6 +151,9 @@ def check_fused_score(answer: Any, weight: ArrayLike, X: ArrayLike, i: int, j: i
             raise ValueError(f"{name} must be a row index of X, in [0, {X.shape[0]}); got {index}")
     Q, K, _ = np.split(X @ weight.T, 3, axis=1)  # [n, d_k] each
     expected = np.asarray(Q[i] @ K[j])  # []
+    got = as_float_array(answer)
+    if got is not None and got.size == 1:
+        answer = got.reshape(())  # one number, whether written 1.7 or [1.7]
     verdict = judge(
         answer,
         expected,

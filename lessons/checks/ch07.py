@@ -178,9 +178,28 @@ def check_split_heads(answer: Any, X: Any, num_heads: int) -> Verdict:
     if verdict is not None:
         return verdict
     got = as_float_array(answer)
+    if got.shape != tuple(expected.shape):
+        return wrong(
+            f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}.",
+            "wrong_shape",
+        )
+    B, n, d_model = X.shape
+    d_k = d_model // num_heads
+    # [B, h, n, d_k] cut the other way: head g gets columns g, g + h, g + 2h, ...
+    strided = X.view(B, n, d_k, num_heads).permute(0, 3, 1, 2)
+    if np.allclose(got, strided.numpy()):
+        how = (
+            f"head g holds columns g, g + {num_heads}, g + {2 * num_heads}, ... (every "
+            f"h-th column) instead of a block of {d_k} neighbours: view(B, n, h, d_k), "
+            "not view(B, n, d_k, h)"
+        )
+    else:
+        how = "the numbers sit in other places"
     return wrong(
-        f"Expected shape [B, h, n, d_k] = {list(expected.shape)}; yours is {list(got.shape)}.",
-        "wrong_shape" if list(got.shape) != list(expected.shape) else "other",
+        f"The shape is right, [B, h, n, d_k] = {list(expected.shape)}, but the layout is "
+        f"wrong: {how}. Head g must hold columns g*d_k to (g+1)*d_k - 1 of every token, "
+        "in token order: view(B, n, h, d_k).transpose(1, 2).",
+        "other",
     )
 
 

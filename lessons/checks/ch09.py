@@ -49,6 +49,7 @@ def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
         u = x + block.attention(n1(x))[0]  # [B, n, d_model], between the sublayers
         pre = (u + ff(n2(u))).numpy()
         no_residual_post = n2(ff(n1(attend))).numpy()
+        no_residual_pre = ff(n2(block.attention(n1(x))[0])).numpy()  # [B, n, d_model]
     got = as_float_array(answer)
     if got is None:
         return wrong(f"The answer should be a tensor; got {type(answer).__name__}.", "not_a_number")
@@ -63,7 +64,7 @@ def check_block_output(answer: Any, block: Any, x: Any) -> Verdict:
             f"That is the {arrangement} arrangement; this block has norm_first={block.norm_first}.",
             arrangement.replace("-", "_"),
         )
-    if close(got, no_residual_post):
+    if close(got, no_residual_pre if block.norm_first else no_residual_post):
         return wrong(
             "The residual connections are missing: add each sublayer's input back to its output.",
             "no_residual",

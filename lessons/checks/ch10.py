@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validate import human_bytes
 from ..softmax import softmax
+from .function_inputs import online_runs
 from .verdict import (
     Verdict,
     as_float_array,
@@ -198,8 +199,10 @@ def check_online_update(update: Callable[..., Any]) -> Verdict:
     """Check an online-softmax step ``update(z_max, ell, acc, scores, values)`` (chapter 10).
 
     The check feeds the scores of one query ``[n_k]`` and the values ``[n_k, d_v]``
-    in blocks of uneven sizes, with scores large enough that the running maximum
-    ``z_max`` moves, and compares ``acc / ell`` with ``softmax(scores) @ values``.
+    in blocks (``online_runs``: uneven sizes, scores near -1000 then +1000, a maximum
+    that jumps up by hundreds and another block far below it, one score per block),
+    starting from ``z_max = -inf, ell = 0, acc = 0``, and compares ``acc / ell`` with
+    ``softmax(scores) @ values`` on each run.
     """
     if is_missing(update):
         return unanswered("your function")
@@ -207,25 +210,32 @@ def check_online_update(update: Callable[..., Any]) -> Verdict:
         return wrong(
             f"Pass the function itself (update, not update(...)); got {update!r}.", "not_a_function"
         )
-    rng = np.random.default_rng(0)
-    scores = 20 * rng.normal(size=10)  # [n_k], large: the maximum moves
-    values = rng.normal(size=(10, 3))  # [n_k, d_v]
-    z_max, ell, acc = -np.inf, 0.0, np.zeros(3)  # running max, sum, weighted sum [d_v]
-    try:
-        with np.errstate(all="ignore"):
-            for block in np.split(np.arange(10), [3, 4, 8]):
-                z_max, ell, acc = update(z_max, ell, acc, scores[block], values[block])
-            got = np.asarray(acc, dtype=float) / ell  # [d_v]
-    except Exception as error:  # the reader's code failing is part of the verdict
-        return wrong(f"Your function raised {type(error).__name__}: {error}", "raises")
-    if got.shape == (3,) and np.allclose(got, softmax(scores) @ values):
-        return right("acc / ell equals softmax(scores) @ values: the update is exact.")
-    if not np.isfinite(got).all():
+    for label, scores, values, cuts in online_runs():
+        z_max, ell, acc = -np.inf, 0.0, np.zeros(values.shape[1])  # running max, sum, [d_v]
+        try:
+            with np.errstate(all="ignore"):
+                for block in np.split(np.arange(scores.size), cuts):
+                    z_max, ell, acc = update(
+                        z_max, ell, acc, scores[block].copy(), values[block].copy()
+                    )
+                got = as_float_array(acc)
+                got = None if got is None else got / float(np.asarray(ell, dtype=float))
+        except Exception as error:  # the reader's code failing is part of the verdict
+            return wrong(f"Your function raised {type(error).__name__}: {error}", "raises")
+        expected = softmax(scores) @ values  # [d_v]
+        if got is not None and got.shape == expected.shape and np.allclose(got, expected):
+            continue
+        if got is not None and not np.isfinite(got).all():
+            return wrong(
+                f"On {label} you get NaN or inf: exp overflows when a score lies hundreds "
+                "above the maximum you subtract. Subtract the running maximum z_max (the "
+                "largest score so far, updated at every block) before exp, and rescale the "
+                "old ell and acc by exp(z_max - z_max_new).",
+                "overflows",
+            )
         return wrong(
-            "You get NaN or inf: subtract the running maximum z_max before exp.", "overflows"
+            f"On {label}, acc / ell is not softmax(scores) @ values. Did you rescale the "
+            "old ell and acc by exp(z_max - z_max_new)?",
+            "other",
         )
-    return wrong(
-        "acc / ell is not softmax(scores) @ values. Did you rescale the old ell and acc "
-        "by exp(z_max - z_max_new)?",
-        "other",
-    )
+    return right("acc / ell equals softmax(scores) @ values: the update is exact.")

@@ -117,7 +117,10 @@ def check_previous_token_score(answer: Any, A: Any) -> Verdict:
     if verdict is not None:
         return verdict
     return wrong(
-        "Average A[i, i - 1] over the rows i = 1 .. n - 1 (np.diagonal(A, offset=-1)).", "other"
+        "Not one of the slips we know. Which entry of row i holds the weight on the "
+        "character just before i, and which rows have such a character? Average those "
+        "entries over those rows.",
+        "other",
     )
 
 
@@ -157,7 +160,10 @@ def check_induction_score(answer: Any, A: Any, L: int) -> Verdict:
     if verdict is not None:
         return verdict
     return wrong(
-        "Rows i = L + 1 .. 2L, keys i - L + 1: np.diagonal(A, offset=1 - L)[2:].mean().", "other"
+        "Not one of the slips we know. For a query in the second copy, where in the first "
+        "copy is the character that came next last time? Average that entry over the "
+        "second copy's rows only.",
+        "other",
     )
 
 
@@ -222,5 +228,8 @@ def check_copy_ratio(
     if verdict is not None:
         return verdict
     return wrong(
-        "Compute token_losses(snippet * 2, model, blocked=...) and divide the two means.", "other"
+        "Not one of the slips we know. Measure the losses with the heads blocked, take the "
+        "mean over each copy's m - 1 predicted characters (as the exercise slices them), "
+        "and divide the second copy's by the first's.",
+        "other",
     )

@@ -110,13 +110,15 @@ def diagnose(
             "and another entry of W_Q can cancel it.",
             "target_not_idle",
         )
-    if np.abs(A[i] - 1 / n).max() <= EVEN_TOLERANCE:
+    best = int(np.argmax(A[i]))
+    asks_nothing = np.allclose(X[i] @ W_Q, 0.0, atol=1e-12)  # its query is zero
+    even = np.abs(A[i] - 1 / n).max() <= EVEN_TOLERANCE
+    if asks_nothing or (even and best != j):  # a weak look the right way is "too weak"
         return wrong(
             f"'{looker}' asks nothing: its weights are even, {1 / n:.2f} each. "
             f"W_Q must read a feature that '{looker}' has.",
             "looker_asks_nothing",
         )
-    best = int(np.argmax(A[i]))
     if best == j:
         return wrong(
             f"The right direction, but too weak: '{target}' gets the largest share of "
