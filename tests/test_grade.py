@@ -26,6 +26,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -36,6 +37,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import assignments  # noqa: E402
 import grade  # noqa: E402
+import gradebook  # noqa: E402
 
 from lessons.checks import catalogue, ch02  # noqa: E402
 
@@ -234,7 +236,7 @@ def _class(student, solutions) -> dict[str, nbformat.NotebookNode]:
     return submitted
 
 
-def _latest(folder) -> "Path":
+def _latest(folder) -> Path:
     return folder / "grading" / (folder / "grading" / "LATEST").read_text().strip()
 
 
@@ -271,7 +273,9 @@ def batch(tmp_path_factory, student, solutions):
 
 
 def _message(data, student, exercise) -> str:
-    (message,) = [r["message"] for r in data if (r["student"], r["exercise"]) == (student, exercise)]
+    (message,) = [
+        r["message"] for r in data if (r["student"], r["exercise"]) == (student, exercise)
+    ]
     return message
 
 
@@ -321,7 +325,8 @@ def test_each_named_mistake_of_exercise_2_1_is_in_the_csv_and_said_in_words(batc
         row = by[(f"mistake_{n:02d}_{name}", "2.1")]
         assert row["verdict"] == "wrong"
         assert row["mistake"] == name
-        words = f"1 of {students} students {described[name]} ({PERPENDICULAR}, Exercise 2.1)"
+        count = sum(1 for (s, e), r in by.items() if e == "2.1" and name in r["mistake"].split(";"))
+        words = f"{count} of {students} students {described[name]} ({PERPENDICULAR}, Exercise 2.1)"
         assert words in summary, words
     assert printed.startswith(summary.strip()[:40]) and summary.strip() in printed
 
@@ -502,12 +507,18 @@ def test_the_template_knows_answers_givens_constants_and_inputs_to_choose(templa
     "change",
     [
         lambda s: s.replace("answer = ...", "answer = -0.5"),
-        lambda s: s.replace("lessons.check_perpendicular_entry(", "print(lessons.check_perpendicular_entry(")
-        + ")",
+        lambda s: (
+            s.replace(
+                "lessons.check_perpendicular_entry(", "print(lessons.check_perpendicular_entry("
+            )
+            + ")"
+        ),
         lambda s: "%%time\n" + s,
         lambda s: s + "\nlessons.check_perpendicular_entry(answer, [1, -2, 4], [3, 0, -1], 1)",
-        lambda s: "from lessons import check_perpendicular_entry\n"
-        + s.replace("lessons.check_", "check_"),
+        lambda s: (
+            "from lessons import check_perpendicular_entry\n"
+            + s.replace("lessons.check_", "check_")
+        ),
     ],
 )
 def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each_check(
@@ -655,3 +666,38 @@ def test_the_mistake_answers_of_exercise_2_1_are_distinct():
     values = list(_mistake_answers().values())
     assert len(set(values)) == len(values)
     assert not np.isclose(float(_mistake_answers()["other"]), -0.5)
+
+
+def test_the_guide_says_what_to_do_with_every_fault_and_what_can_be_faked():
+    guide = (ROOT / "book" / "instructor_guide.md").read_text(encoding="utf-8")
+    table = guide.split("#### What to do with each fault row", 1)[1].split("####", 1)[0]
+    for fault in grade.FAULTS:
+        assert f"`{fault}`" in table, fault
+    faked = guide.split("#### What a determined student can fake", 1)[1].split("####", 1)[0]
+    # A function answer (its placeholder is `name = None`) is checked inside the kernel.
+    functions = set()
+    for path in assignments.chapter_sources():
+        nb = nbformat.read(path, as_version=4)
+        for exercise in assignments.find_exercises(nb, path.name):
+            for index in exercise.reader_cells:
+                functions |= set(re.findall(r"^(\w+) = None\b", nb.cells[index].source, re.M))
+    assert functions == {"my_softmax", "online_update"}
+    for name in functions:
+        assert f"`{name}`" in faked, name
+    assert "{MEASURED}" not in guide
+
+
+def test_a_check_a_chapter_borrows_from_another_is_described_from_its_own_chapter():
+    """Exercise 5.2 calls chapter 4's check_attention: its mistakes are named, not faults."""
+    five = grade.load_template(ROOT / "book" / "05_hand_worked_example.ipynb")
+    rows = [
+        grade.Row("a", five.chapter, "5.2", "wrong", ["no_scaling"], check="check_attention"),
+        grade.Row("b", five.chapter, "5.2", "right", [], check="check_attention"),
+    ]
+    text = grade.summary(rows, {five.chapter: five}, catalogue())
+    mistakes = text.split("Faults")[0]
+    words = catalogue()[4]["check_attention"]["no_scaling"]
+    assert f"- 1 of 2 students {words} (check_attention, Exercise 5.2)" in mistakes
+    assert "Faults" not in text
+    points = gradebook.template_text({five.chapter: five}, catalogue())
+    assert "#   no_scaling: " in points.split('"5.2"')[1]

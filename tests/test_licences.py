@@ -45,7 +45,9 @@ def test_the_readme_says_which_licence_covers_what():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Licence and citation", 1)[1]
     assert re.search(r"^\| code: .*\| MIT \| `LICENSE` \|$", section, re.M)
-    assert re.search(r"^\| text and figures: .*\| CC BY 4\.0 \| `LICENSE-text\.md` \|$", section, re.M)
+    assert re.search(
+        r"^\| text and figures: .*\| CC BY 4\.0 \| `LICENSE-text\.md` \|$", section, re.M
+    )
     assert "CITATION.cff" in section
 
 

@@ -291,7 +291,9 @@ def load_template(path: Path) -> Template:
         ident = match.group(1) if match else exercise.title
         for index in exercise.reader_cells:
             count = sum(c.exercise.split(" ")[0] == ident for c in checks)
-            check = _check(ident if count == 0 else f"{ident} ({count + 1})", nb.cells[index].source)
+            check = _check(
+                ident if count == 0 else f"{ident} ({count + 1})", nb.cells[index].source
+            )
             if check is not None:
                 checks.append(check)
     return Template(path.stem, int(path.name[:2]), _title(nb), checks, _code_lines(nb), path)
@@ -622,7 +624,9 @@ def _same(a, b) -> bool:
             return False
         if a.state is None or b.state is None:
             return a.state is b.state
-        return a.state.keys() == b.state.keys() and all(same(a.state[k], b.state[k]) for k in a.state)
+        return a.state.keys() == b.state.keys() and all(
+            same(a.state[k], b.state[k]) for k in a.state
+        )
     x, y = _numbers(a), _numbers(b)
     if x is not None and y is not None:
         return x.shape == y.shape and bool(
@@ -679,7 +683,9 @@ def judge(record: dict, check: Check, reference: Reference) -> Outcome:
         if argument.role == "given" and key in given and not same(plain, given[key]):
             edited.append(argument.source)
         if argument.role == "given" and key in pickles:
-            values[f"__a{index}"] = pickle.loads(base64.b64decode(pickles[key]))  # the chapter's own
+            values[f"__a{index}"] = pickle.loads(
+                base64.b64decode(pickles[key])
+            )  # the chapter's own
         else:
             values[f"__a{index}"] = decode(plain)
     outcome = Outcome("error")
@@ -694,7 +700,9 @@ def judge(record: dict, check: Check, reference: Reference) -> Outcome:
         import lessons
 
         try:
-            verdict = eval(compile(check.template, "<check>", "eval"), {"lessons": lessons, **values})  # noqa: S307
+            verdict = eval(
+                compile(check.template, "<check>", "eval"), {"lessons": lessons, **values}
+            )  # noqa: S307
             verdict = dict(verdict.record())
         except Exception as error:  # the check raised on this answer
             verdict = {
@@ -762,7 +770,12 @@ def collect(
         here = notes.setdefault(slot.exercise, [])
         for index in between:
             error = _error(graded.cells[index])
-            if error and index != slot.after and index in origin and error[0] != "KeyboardInterrupt":
+            if (
+                error
+                and index != slot.after
+                and index in origin
+                and error[0] != "KeyboardInterrupt"
+            ):
                 here.append(f"cell {origin[index] + 1} raised {error[0]}: {error[1]}")
         record = _records(graded, slot, token)
         if any(i in run.timed_out for i in between) or slot.index in run.timed_out:
@@ -770,7 +783,9 @@ def collect(
             outcome = Outcome(
                 "timeout",
                 ["timed_out"],
-                [f"{_describe(where, graded, slots, origin)} ran past {timeout:g} s and was stopped"],
+                [
+                    f"{_describe(where, graded, slots, origin)} ran past {timeout:g} s and was stopped"
+                ],
             )
         elif record is None:
             continue
@@ -781,8 +796,10 @@ def collect(
                 outcome = Outcome(
                     "error",
                     [raised[0]],
-                    [f"the cell that checks it (cell {origin[slot.after] + 1}) raised "
-                     f"{raised[0]}: {raised[1]}"],
+                    [
+                        f"the cell that checks it (cell {origin[slot.after] + 1}) raised "
+                        f"{raised[0]}: {raised[1]}"
+                    ],
                 )
         outcomes.setdefault(slot.exercise, []).append(outcome)
     rows = []
@@ -858,8 +875,12 @@ def reference_of(template: Template, timeout: float, notebook_timeout: float) ->
                 continue
             check = check_of(template, slot.exercise)
             keys = [str(i) for i, a in enumerate(check.arguments) if a.role == "given"]
-            found.values[slot.exercise] = {k: record["values"][k] for k in keys if k in record["values"]}
-            found.pickled[slot.exercise] = {k: record["pickled"][k] for k in keys if k in record["pickled"]}
+            found.values[slot.exercise] = {
+                k: record["values"][k] for k in keys if k in record["values"]
+            }
+            found.pickled[slot.exercise] = {
+                k: record["pickled"][k] for k in keys if k in record["pickled"]
+            }
         missing = [c.exercise for c in template.checks if c.exercise not in found.values]
         if run.fault or missing:
             found.problem = (
@@ -920,6 +941,8 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
     """The class summary in Markdown: verdicts per exercise, then each mistake in words."""
     files = {(r.student, r.notebook) for r in rows}
     lines = [f"# Grades: {len(files)} submitted files", ""]
+    # A chapter may reuse another chapter's check (5.2 calls chapter 4's check_attention).
+    every = {name: words for chapter in catalogue.values() for name, words in chapter.items()}
     ungraded = [r for r in rows if not r.notebook]
     if ungraded:
         lines += [f"Not graded ({len(ungraded)}):", ""]
@@ -930,7 +953,7 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
         if not mine:
             continue
         students = len({r.student for r in mine})
-        described = catalogue.get(template.number, {})
+        described = {c.name: every.get(c.name, {}) for c in template.checks}
         lines += [
             f"## Chapter {template.number}: {template.title} "
             f"({students} student{'' if students == 1 else 's'})",

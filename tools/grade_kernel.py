@@ -104,7 +104,10 @@ def _encode(value, depth=0, budget=None):
     if kind is dict:
         return {
             "t": "dict",
-            "v": [[_encode(k, depth + 1, budget), _encode(v, depth + 1, budget)] for k, v in value.items()],
+            "v": [
+                [_encode(k, depth + 1, budget), _encode(v, depth + 1, budget)]
+                for k, v in value.items()
+            ],
         }
     if torch is not None and isinstance(value, torch.nn.Module):
         state = {k: _encode(v, depth + 1, budget) for k, v in value.state_dict().items()}
@@ -126,8 +129,15 @@ def capture(exercise, seq, call, arguments):
     an argument cannot leave the kernel (then `verdict` travels too).
     """
     namespace = get_ipython().user_ns  # noqa: F821 (IPython's)
-    record = {"token": TOKEN, "exercise": exercise, "seq": seq, "values": {}, "missing": [],
-              "errors": {}, "pickled": {}}
+    record = {
+        "token": TOKEN,
+        "exercise": exercise,
+        "seq": seq,
+        "values": {},
+        "missing": [],
+        "errors": {},
+        "pickled": {},
+    }
     values = {}
     budget = [LIMIT]
     for index, source in enumerate(arguments):
@@ -151,9 +161,7 @@ def capture(exercise, seq, call, arguments):
                 record["pickled"][str(index)] = _b64.b64encode(_pickle.dumps(value)).decode()
             except Exception:  # not picklable: compared, not recomputed
                 pass
-    record["tampered"] = sorted(
-        k for k, v in _fingerprint().items() if _start_print.get(k) != v
-    )
+    record["tampered"] = sorted(k for k, v in _fingerprint().items() if _start_print.get(k) != v)
     opaque = any(v.get("t") == "opaque" for v in record["values"].values())
     if opaque and not record["missing"] and not record["errors"]:
         names = {f"__a{i}": v for i, v in values.items()}
@@ -161,6 +169,9 @@ def capture(exercise, seq, call, arguments):
             verdict = eval(compile(call, "<check>", "eval"), {"lessons": _Lessons(), **names})  # noqa: S307
             record["verdict"] = dict(verdict.record())
         except Exception as error:  # the check raised, or returned no Verdict
-            record["verdict"] = {"verdict": "error", "mistake": type(error).__name__,
-                                 "message": f"the check raised {type(error).__name__}: {error}"}
+            record["verdict"] = {
+                "verdict": "error",
+                "mistake": type(error).__name__,
+                "message": f"the check raised {type(error).__name__}: {error}",
+            }
     _display.display({MIME: record}, raw=True)

@@ -41,10 +41,11 @@ import csv
 import html
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
+
+import tomllib
 
 #: Canvas's bulk download: `lastfirst_12345_67890_file.ipynb` (`lastfirst_LATE_12345_...` late).
 CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?:_LATE)?_(?P<id>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
@@ -111,7 +112,9 @@ class Points:
                 partial = {k: float(v) for k, v in value.get("partial", {}).items()}
                 too_many = {k: v for k, v in partial.items() if v > book.exercises[exercise]}
                 if too_many:
-                    raise ValueError(f"{path}: Exercise {exercise}: partial credit above its points: {too_many}")
+                    raise ValueError(
+                        f"{path}: Exercise {exercise}: partial credit above its points: {too_many}"
+                    )
                 book.partial[exercise] = partial
             else:
                 book.exercises[exercise] = float(value)
@@ -144,8 +147,9 @@ def template_text(templates, catalogue) -> str:
         "",
         "[exercises]",
     ]
+    every = {name: words for chapter in catalogue.values() for name, words in chapter.items()}
     for template in templates.values():
-        described = catalogue.get(template.number, {})
+        described = {c.name: every.get(c.name, {}) for c in template.checks}
         if template.checks:
             lines.append(f"# Chapter {template.number}: {template.title}")
         for check in template.checks:
@@ -176,7 +180,10 @@ def _columns(rows, templates) -> list[tuple[str, str]]:
 def _students(rows, files) -> dict[str, Student]:
     found = {}
     for row in rows:
-        found.setdefault(row.student, student_of(Path(row.file)) if row.file else Student(row.student, row.student))
+        found.setdefault(
+            row.student,
+            student_of(Path(row.file)) if row.file else Student(row.student, row.student),
+        )
     return dict(sorted(found.items()))
 
 
@@ -202,16 +209,30 @@ def write_all(out: Path, rows, templates, book: Points) -> None:
     with (out / "gradebook.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["student", "platform", "platform_id", *(f"{c} {e}" for c, e in columns),
-             "total", "possible", "percent"]
+            [
+                "student",
+                "platform",
+                "platform_id",
+                *(f"{c} {e}" for c, e in columns),
+                "total",
+                "possible",
+                "percent",
+            ]
         )
         for key, student in students.items():
             points = [best.get((key, c, e), 0.0) for c, e in columns]
             total = sum(points)
             percent = 100 * total / total_possible if total_possible else 0.0
             writer.writerow(
-                [key, student.platform, student.platform_id, *map(_number, points),
-                 _number(total), _number(total_possible), f"{percent:.1f}"]
+                [
+                    key,
+                    student.platform,
+                    student.platform_id,
+                    *map(_number, points),
+                    _number(total),
+                    _number(total_possible),
+                    f"{percent:.1f}",
+                ]
             )
     notes = []
     titles = {t.chapter: f"Chapter {t.number}: {t.title}" for t in chapters}
@@ -223,19 +244,34 @@ def write_all(out: Path, rows, templates, book: Points) -> None:
         writer = csv.writer(handle)
         writer.writerow([*CANVAS_COLUMNS, *(titles[t.chapter] for t in chapters)])
         writer.writerow(
-            ["Points Possible", "", "", "", "", *(_number(possible_of[t.chapter]) for t in chapters)]
+            [
+                "Points Possible",
+                "",
+                "",
+                "",
+                "",
+                *(_number(possible_of[t.chapter]) for t in chapters),
+            ]
         )
         for key, student in students.items():
             if student.platform != "canvas":
                 notes.append(f"canvas.csv leaves out {key}: no Canvas user id in the file name")
                 continue
             writer.writerow(
-                [student.name, student.platform_id, "", "", "",
-                 *(_number(chapter_total(key, t.chapter)) for t in chapters)]
+                [
+                    student.name,
+                    student.platform_id,
+                    "",
+                    "",
+                    "",
+                    *(_number(chapter_total(key, t.chapter)) for t in chapters),
+                ]
             )
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     for template in chapters:
-        with (out / f"moodle_{template.chapter}.csv").open("w", newline="", encoding="utf-8") as handle:
+        with (out / f"moodle_{template.chapter}.csv").open(
+            "w", newline="", encoding="utf-8"
+        ) as handle:
             writer = csv.writer(handle)
             writer.writerow(MOODLE_COLUMNS)
             for key, student in students.items():
@@ -251,16 +287,25 @@ def write_all(out: Path, rows, templates, book: Points) -> None:
                     f"Exercise {r.exercise}: {r.verdict} ({_number(r.points or 0)})" for r in mine
                 )
                 writer.writerow(
-                    [f"{MOODLE_PARTICIPANT}{student.platform_id}", student.name,
-                     _number(chapter_total(key, template.chapter)),
-                     _number(possible_of[template.chapter]), stamp, comments]
+                    [
+                        f"{MOODLE_PARTICIPANT}{student.platform_id}",
+                        student.name,
+                        _number(chapter_total(key, template.chapter)),
+                        _number(possible_of[template.chapter]),
+                        stamp,
+                        comments,
+                    ]
                 )
     feedback = out / "feedback"
     feedback.mkdir(exist_ok=True)
     for key in students:
         mine = [r for r in rows if r.student == key]
-        (feedback / f"{_safe(key)}.html").write_text(page(key, mine, templates, book), encoding="utf-8")
-    (out / "exports.txt").write_text("\n".join(notes or ["every student is in every export"]) + "\n", encoding="utf-8")
+        (feedback / f"{_safe(key)}.html").write_text(
+            page(key, mine, templates, book), encoding="utf-8"
+        )
+    (out / "exports.txt").write_text(
+        "\n".join(notes or ["every student is in every export"]) + "\n", encoding="utf-8"
+    )
 
 
 def _safe(name: str) -> str:
@@ -320,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     import grade
+
     from lessons.checks import catalogue
 
     print(template_text(grade.load_templates(), catalogue()), end="")
