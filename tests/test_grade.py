@@ -142,6 +142,8 @@ LAYOUTS = {
     "cell_magic_time": (KEY, "time"),
     "check_imported_by_name": (KEY, "import"),
     "rechecked_twice": (PERPENDICULAR, "recheck"),
+    # `%reset -f` first, as some learners start a notebook: the grader's own cell survives it.
+    "reset_at_the_top": (PERPENDICULAR, "reset"),
 }
 
 
@@ -170,6 +172,10 @@ def _layout(nb, check: str, how: str, solutions) -> None:
         _fill(nb, check, solutions[check])
         bare = call.replace("lessons.", "", 1)
         cell.source = cell.source.replace(call, f"from lessons import {check}\n\n{bare}")
+    elif how == "reset":
+        _fill(nb, check, solutions[check])
+        first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+        nb.cells.insert(first, nbformat.v4.new_code_cell("%reset -f"))
     elif how == "recheck":
         _fill(nb, check, solutions[check])
         nb.cells.append(nbformat.v4.new_code_cell(f"# checking again\n{call}"))
@@ -535,7 +541,7 @@ def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each
     assert graded.cells[slot.after].source == cell.source
     assert slot.index == slot.after + 1
     capture = graded.cells[slot.index].source
-    assert "_lessons_grader_token('2.1'" in capture
+    assert "modules['_lessons_grader_token'].capture(" in capture and "'2.1'" in capture
     assert "lessons.check_perpendicular_entry(__a0, [1, -2, 4], [3, 0, -1], 1)" in capture
 
 

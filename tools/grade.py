@@ -418,14 +418,18 @@ class Slot:
 
 
 def _setup_source(token: str, reference: bool) -> str:
+    """The grader's first cell: `tools/grade_kernel.py` as a module of its own, kept in
+    `sys.modules`, so that a submission's `%reset` or `del` cannot take it away."""
     code = KERNEL_CODE.read_text(encoding="utf-8")
     code = code.replace('"__TOKEN__"', repr(token)).replace('"__MIME__"', repr(MIME))
     code = code.replace("REFERENCE = False", f"REFERENCE = {reference}")
     return (
         "# lessons grader: not part of the submission\n"
-        f"_lessons_grader_{token} = {{}}\n"
-        f"exec(compile({code!r}, '<lessons grader>', 'exec'), _lessons_grader_{token})\n"
-        f"_lessons_grader_{token} = _lessons_grader_{token}['capture']"
+        "import sys as _sys, types as _types\n"
+        f"_module = _types.ModuleType('_lessons_grader_{token}')\n"
+        f"exec(compile({code!r}, '<lessons grader>', 'exec'), _module.__dict__)\n"
+        f"_sys.modules['_lessons_grader_{token}'] = _module\n"
+        "del _module, _sys, _types"
     )
 
 
@@ -433,7 +437,8 @@ def _capture_source(check: Check, token: str, seq: int) -> str:
     sources = [None if a.role == "constant" else a.source for a in check.arguments]
     return (
         f"# lessons grader: Exercise {check.exercise}, not part of the submission\n"
-        f"_lessons_grader_{token}({check.exercise!r}, {seq}, {check.template!r}, {sources!r})"
+        f"__import__('sys').modules['_lessons_grader_{token}'].capture(\n"
+        f"    {check.exercise!r}, {seq}, {check.template!r}, {sources!r}\n)"
     )
 
 
