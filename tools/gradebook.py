@@ -177,7 +177,7 @@ def _columns(rows, templates) -> list[tuple[str, str]]:
     ]
 
 
-def _students(rows, files) -> dict[str, Student]:
+def _students(rows) -> dict[str, Student]:
     found = {}
     for row in rows:
         found.setdefault(
@@ -198,7 +198,7 @@ def _best(rows) -> dict[tuple[str, str, str], float]:
 
 
 def write_all(out: Path, rows, templates, book: Points) -> None:
-    students = _students(rows, None)
+    students = _students(rows)
     columns = _columns(rows, templates)
     best = _best(rows)
     chapters = [t for t in templates.values() if any(c == t.chapter for c, _ in columns)]
