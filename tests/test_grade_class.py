@@ -629,8 +629,17 @@ def test_the_sandbox_recipe_grades_and_blocks_network_secrets_and_writes(tmp_pat
     answer(nb, SINUSOID, SOLUTION[SINUSOID] + "\nanswer = answer if not escaped else answer + 1")
     nbformat.write(nb, folder / "attacker.ipynb")
     before = (ROOT / "LICENSE").stat().st_mtime_ns
+    points = tmp_path / "points.toml"  # beside the folder: shown to the sandbox, read-only
+    points.write_text('[exercises]\n"8.1" = 5\n', encoding="utf-8")
     done = subprocess.run(
-        [str(ROOT / "tools" / "grade_sandbox.sh"), str(folder), "--timeout", "30"],
+        [
+            str(ROOT / "tools" / "grade_sandbox.sh"),
+            str(folder),
+            "--timeout",
+            "30",
+            "--points",
+            str(points),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -639,5 +648,6 @@ def test_the_sandbox_recipe_grades_and_blocks_network_secrets_and_writes(tmp_pat
     run = folder / "grading" / (folder / "grading" / "LATEST").read_text().strip()
     (row,) = json.loads((run / "grades.json").read_text(encoding="utf-8"))
     assert (row["verdict"], row["mistake"]) == ("right", ""), row  # nothing escaped
+    assert row["points"] == 5
     assert (ROOT / "LICENSE").stat().st_mtime_ns == before
     assert not (ROOT / "tools" / "x.py").exists()

@@ -30,6 +30,19 @@ binds=()
 for path in /usr /etc /lib /lib32 /lib64 /bin /sbin "$base" "$venv" "$root"; do
     [[ -e "$path" ]] && binds+=(--ro-bind "$path" "$path")
 done
+# A points file is read where it is: shown read-only, by its absolute path.
+args=()
+while [[ $# -gt 0 ]]; do
+    if [[ "$1" == "--points" && $# -gt 1 ]]; then
+        points=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")
+        binds+=(--ro-bind "$points" "$points")
+        args+=(--points "$points")
+        shift 2
+    else
+        args+=("$1")
+        shift
+    fi
+done
 
 # /tmp first: a submissions folder under /tmp is bound over the private one.
 exec bwrap \
@@ -46,4 +59,4 @@ exec bwrap \
     --setenv JUPYTER_RUNTIME_DIR /tmp/jupyter \
     --setenv OMP_NUM_THREADS 1 \
     --chdir "$root" \
-    "$python" "$root/tools/grade.py" "$submissions" "$@"
+    "$python" "$root/tools/grade.py" "$submissions" ${args[@]+"${args[@]}"}
