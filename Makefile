@@ -84,11 +84,22 @@ notebooks: $(STAMP)  ## write the reader notebooks (MyST turned into plain Markd
 assignments: $(STAMP)  ## write student notebooks (no solutions) and their solutions into _build/assignments
 	$(BIN)/python tools/assignments.py
 
-# Submissions are code: grade an untrusted class inside a container or a VM.
-# TIMEOUT: seconds per notebook (default 120); JOBS: notebooks run at once (default 1).
-grade: $(STAMP)  ## grade submitted notebooks, naming each mistake: make grade SUBMISSIONS=folder [TIMEOUT=120]
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [TIMEOUT=120] (runs the students' code)"; exit 2; }
-	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(JOBS),--jobs $(JOBS))
+# Submissions are code: grade an untrusted class with `make grade-sandboxed` (no network, nothing of
+# yours visible), or inside a container or a VM. TIMEOUT: seconds per cell (default 60);
+# NOTEBOOK_TIMEOUT: per notebook (default 600); JOBS: notebooks run at once (default 1);
+# POINTS: a points file (tools/gradebook.py); STUDENT: regrade one student into a new run.
+GRADE_ARGS = $(strip $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(NOTEBOOK_TIMEOUT),--notebook-timeout $(NOTEBOOK_TIMEOUT)) \
+	$(if $(JOBS),--jobs $(JOBS)) $(if $(POINTS),--points "$(POINTS)") $(if $(STUDENT),--student "$(STUDENT)"))
+grade: $(STAMP)  ## grade submitted notebooks, naming each mistake: make grade SUBMISSIONS=folder [POINTS=file]
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [TIMEOUT=60] [JOBS=2] [POINTS=points.toml] [STUDENT=name] (runs the students' code)"; exit 2; }
+	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" $(GRADE_ARGS)
+
+# The same, inside bubblewrap: no network, the system and the course read-only, a private /tmp,
+# no home folder, as the unprivileged user nobody; only the submissions folder is writable.
+.PHONY: grade-sandboxed
+grade-sandboxed: $(STAMP)  ## grade an untrusted class in a sandbox (needs bwrap): make grade-sandboxed SUBMISSIONS=folder
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-sandboxed SUBMISSIONS=folder [...as make grade]"; exit 2; }
+	tools/grade_sandbox.sh "$(SUBMISSIONS)" $(GRADE_ARGS)
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
 	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)

@@ -206,12 +206,57 @@ def test_the_tags_make_slides_outlines_and_fragments(tmp_path):
     )
     deck = slides.build_deck(path)
     assert [s.level for s in deck.slides] == [1, 2, 2]
-    first, second, third = (s.html() for s in deck.slides)
+    first, second, third = (_visible(s.html()) for s in deck.slides)
     assert "first aim" in first and "Intro prose" not in first and "<h1>Small</h1>" in first
     assert "A paragraph that stays" in second and '<div class="fragment">' in second
     assert "Untagged" not in "".join((first, second, third))
     assert "<h2>Section one</h2>" in third  # titled by the section it sits in
     assert "\\[A = QK^T\\]" in third and "Prose the outline drops" not in third
+    # What the slides leave off is the speaker's: reveal.js notes (press S).
+    notes = [_notes(s.html()) for s in deck.slides]
+    assert "Intro prose" in notes[0]
+    assert "Untagged: not on any slide." in notes[1]
+    assert "Prose the outline drops" in notes[2]
+
+
+def _visible(section: str) -> str:
+    """A slide without its speaker notes."""
+    return re.sub(r'<aside class="notes">.*?</aside>', "", section, flags=re.S)
+
+
+def _notes(section: str) -> str:
+    found = re.findall(r'<aside class="notes">(.*?)</aside>', section, flags=re.S)
+    return "".join(found)
+
+
+def test_a_paragraph_wall_keeps_its_first_sentence_and_the_notes_get_it_whole(tmp_path):
+    wall = "Scaling keeps the scores in range. " + " ".join(["More words follow here."] * 15)
+    path = _notebook(
+        tmp_path,
+        [
+            _markdown(f"# Small\n\n{wall}\n\nA short paragraph stays.", "slide"),
+            _markdown("## Next\n\nSaid after the slide.\n\n## Exercises\n\nNot noted."),
+            _markdown("Not noted either: a new section began."),
+        ],
+    )
+    (slide,) = slides.build_deck(path).slides
+    shown, said = _visible(slide.html()), _notes(slide.html())
+    assert "Scaling keeps the scores in range." in shown and "More words" not in shown
+    assert "A short paragraph stays." in shown
+    assert wall.strip() in re.sub(r"\s+", " ", said)
+    assert "Said after" not in said and "Not noted" not in said
+    words = [len(re.sub(r"<[^>]+>", " ", p).split()) for p in re.findall(r"<p>(.*?)</p>", shown)]
+    assert max(words) <= slides.WALL
+
+
+def test_every_deck_loads_the_notes_plugin_and_every_chapter_deck_has_speaker_notes(built):
+    out, decks = built
+    for name, deck in decks.items():
+        if isinstance(deck, str):
+            continue
+        page = (out / f"{name}.html").read_text(encoding="utf-8")
+        assert 'src="reveal/plugin/notes.js"' in page and "RevealNotes" in page
+        assert sum('<aside class="notes">' in s.html() for s in deck.slides) >= 3, name
 
 
 def test_dropdowns_stay_out_and_a_sentence_with_a_missing_glued_value_is_dropped(tmp_path):

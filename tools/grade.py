@@ -1,89 +1,99 @@
 """Grade a class's submitted notebooks: one row per student and exercise, each mistake named.
 
 `make grade SUBMISSIONS=folder` runs this. SECURITY: a submission is code, and grading runs
-it with your permissions (it can read, write and delete your files, and reach the network).
-Grade an untrusted class only inside a container or a throw-away VM that holds nothing else.
+it. Grade an untrusted class inside the sandbox (`make grade-sandboxed`, `tools/grade_sandbox.sh`:
+no network, read-only system, nothing of yours visible but the submissions) or in a throw-away
+container or VM that holds nothing else.
 
-Input: every `*.ipynb` in the folder. A file directly in it is one student's notebook, the
-student named by the file's stem (`alice.ipynb`); a subfolder is one student (its name) with
-any number of chapters. Any chapter may be submitted.
+Input: every `*.ipynb` in the folder (not in `grading/`, where the results go). A file directly
+in it is one student's notebook; a subfolder is one student with any number of chapters. Names
+from a learning platform's bulk download are read as students (`tools/gradebook.py`): Canvas's
+`name_userid_submissionid_file.ipynb` (also `name_LATE_...`) and Moodle's
+`Full Name_participantid_assignsubmission_file_file.ipynb` (or that name as a folder), so the
+exports can carry each student's platform id. Otherwise the student is the file's stem, or
+the subfolder's name.
 
 Which chapter a notebook is: the student notebooks of `make assignments` carry their
-chapter's id in their metadata (`metadata.lessons.chapter`, e.g. `02_dot_products_and_softmax`).
-Where an editor dropped it, the chapter is found by content: among the chapters whose
-title (`# ...`) or one of whose checks (`lessons.check_*(`) the notebook shows, the one
-sharing the most code lines with it. A notebook that matches none gets one `error` row,
-mistake `unknown_chapter`; a file that is not a notebook (not JSON, not nbformat) one `error`
-row, mistake `not_a_notebook`.
+chapter's id in their metadata (`metadata.lessons.chapter`). Where an editor dropped it, the
+chapter is found by content: among the chapters whose title (`# ...`) or one of whose checks
+the notebook shows, the one sharing the most code lines with it. A notebook that matches none
+gets one `error` row, mistake `unknown_chapter`; a file that is not a notebook one `error` row,
+mistake `not_a_notebook`.
 
-How a notebook is graded. The template is the chapter itself (`book/NN_*.ipynb`): each
-exercise (`### Exercise N.k`, whose id "N.k" names the row) with a reader cell that ends in a
-`lessons.check_*(...)` call is graded; exercises answered in words are not. The submission's
-cell for an exercise is the last one that calls its check, or else the last code cell under
-the exercise's heading. The grader runs the submission's code cells in order in a fresh
-kernel (`python3`, a new temporary working folder), with two changes:
+How a notebook is graded: as a fresh kernel reads it. The grader runs the submission's code
+cells as they are, in order, in a fresh kernel (`python3`, a new temporary working folder).
+Nothing of the student's is removed or rewritten: a check called through `print(...)`, under
+`%%time`, imported by name (`from lessons import check_x`) or called twice is just code. After
+every cell that calls an exercise's check (and, where none does, after the last code cell
+under the exercise's heading), a grader cell evaluates the arguments of the *chapter's* check
+call (`lessons.check_attention(answer, Q_ex, K_ex, V_ex)`) in the student's namespace, wherever
+they were set (a scratch cell above, a function in its own cell, a second checking cell
+below), and shows them in a plain form (numbers, text, array bytes; `tools/grade_kernel.py`).
 
-- in each exercise cell it removes the student's own check call and puts the exercise's
-  placeholders (`answer = ...`) first, so that a cell that never sets its answer is graded
-  unanswered, not with an earlier exercise's answer; right after the cell it runs the
-  template's check call (the original, even if the student edited theirs) in a cell of its
-  own, which captures the returned `Verdict`'s `record()` and displays it as an
-  `application/vnd.lessons.verdict+json` output stamped with a random token of this run.
-  The verdict is read from there, never from printed text; the check is the one `lessons`
-  held before any submitted cell ran, so a redefined `lessons.check_*` cannot fake it;
-- a first grader cell imports `lessons` and keeps those checks.
+The verdict is reached outside the kernel: the grader calls the check in its own process on
+those values, so patching `lessons` inside the notebook fakes nothing. The givens (every
+argument that is not the student's answer) are compared with the chapter's own: the grader
+first runs the chapter itself (`book/NN_*.ipynb`, solutions included) the same way, once per
+run, and keeps each exercise's givens. A given that differs (a zeroed `V_ex`) is replaced by
+the chapter's for the verdict, so an answer built on it is `wrong`, with the fault
+`given_edited` and a message naming it; an input the exercise invites the student to choose
+(its line says "your own", as `snippet = given_snippet  # or a snippet of your own` in
+Exercise 12.3) is the student's to change. Where an answer cannot leave the kernel (a
+function, as `my_softmax` of Exercise 2.3), the check runs in the kernel with the checks
+`lessons` held before the first submitted cell; a patched checking function is noticed
+(fault `tampered`, verdict `error`), but a determined student who reads this file can still
+fake those exercises' verdicts from inside the kernel: read the code of a surprising result
+(book/instructor_guide.md, "What a determined student can fake").
+
+An exercise checked several times gets its best verdict (`right` if any check of it is
+right: each is the grader's own evaluation of the notebook's state), else its last.
 
 Verdicts (`grades.csv` column `verdict`): `right`, `wrong`, `unanswered` (from the check);
-`error`; `timeout`. Column `mistake`: the check's name for the mistake (its
-`Verdict.mistake`), or what went wrong, several joined by `;`:
+`error`; `timeout`. Column `mistake`: the check's name for the mistake, and the faults, joined
+by `;`:
 
-- `check_edited`: the student changed the check call, or a line the exercise gives (its
-  inputs: no cell up to the answer holds it as given, or the answer's cell assigns its names
-  otherwise); graded with the original check all the same (a changed input stays changed:
-  the message names the line, read it);
+- `given_edited`: a given differs from the chapter's (judged with the chapter's);
+- `tampered`: the kernel's checking code was patched (named in the message);
 - `check_deleted` (verdict `error`): no cell of the exercise is left to grade;
-- an exception's type (verdict `error`), raised in the student's exercise cell, or by the
-  check; the message gives the exception. An exception in any cell does not stop the
-  notebook: every later cell still runs, so later exercises are graded where they can be
-  (an exception outside the exercises is noted in the next exercise's message);
-- `timed_out` (verdict `timeout`), `kernel_died` (the kernel crashed or exited),
-  `not_a_notebook`, `unknown_chapter`.
+- an exception's type (verdict `error`), raised by the cell that checks the exercise, when
+  its answer is not right; exceptions in other cells never stop the notebook and are noted
+  in the next exercise's message;
+- `timed_out` (verdict `timeout`): a cell ran past `--timeout` seconds (default 60); the
+  kernel is interrupted and the next cell runs, so an endless loop costs the exercise whose
+  check comes next, not the rest of the notebook. A kernel that ignores the interrupt, or a
+  notebook past `--notebook-timeout` (default 600 s), is stopped: what is not graded by then
+  gets `timeout`;
+- `kernel_died`, `not_a_notebook`, `unknown_chapter`, `no_checks`.
 
-Verdict `timeout`: the notebook ran past `--timeout` seconds (default 120, counted from its
-first cell; the kernel's start and the grader's `import lessons` are not counted); the kernel
-is killed; exercises graded before keep their verdict, the others get `timeout` (mistake
-`timed_out`), and the
-message names the cell that was running. `--jobs N` runs N notebooks at once, each in its
-own kernel.
+Output: a new folder per run, `SUBMISSIONS/grading/<date-time>/` (earlier runs are kept;
+`grading/latest` points at the newest): `grades.csv` (`student,notebook,exercise,verdict,
+mistake`), `grades.json` (the same rows with `check`, `message`, `points` and the student's
+platform ids), `summary.md` (also printed: per chapter, the verdicts per exercise, then every
+named mistake counted in words from the checks' catalogue, the most common first, then the
+faults), and the gradebook (`tools/gradebook.py`): `gradebook.csv` (one row per student with
+totals), `canvas.csv`, `moodle_<chapter>.csv` and `feedback/<student>.html`. Points come from
+`--points FILE` (`python tools/gradebook.py --points-template` writes one); without it every
+exercise is worth one point.
 
-Output, in the submissions folder: `grades.csv` (`student,notebook,exercise,verdict,mistake`,
-`notebook` the chapter's id), `grades.json` (the same rows with each `check` and `message`), and
-`summary.md`, also printed: per chapter, the verdicts per exercise, then every named mistake
-counted in words from the checks' catalogue (`lessons.checks.catalogue()`), the most common
-first: "3 of 30 students normalised down the columns instead of along each row
-(check_softmax_function, Exercise 2.3)"; then the faults above, counted the same way, for the
-teacher to read those notebooks. One broken submission never stops the batch.
+`--student NAME` regrades that student's files only and copies everyone else's rows from the
+latest run into a new run. One broken submission never stops the batch.
 
-A dry run before a class: grade the teacher's copies, `make grade
-SUBMISSIONS=_build/assignments/solutions` (after `make assignments`); every exercise of every
-chapter should come out `right`.
+A dry run before a class: `make grade SUBMISSIONS=_build/assignments/solutions` (after
+`make assignments`); every exercise of every chapter should come out `right`.
 
-What the grader does not stop: code that attacks the kernel itself (patching `lessons`'
-internals, reading the grader's cells) can still fake a verdict. Read the code of a
-surprising result; that is one more reason for a container.
-
-Usage: python tools/grade.py SUBMISSIONS [--timeout SECONDS] [--jobs N]
+Usage: python tools/grade.py SUBMISSIONS [--timeout S] [--notebook-timeout S] [--jobs N]
+       [--points FILE] [--student NAME] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import asyncio
+import base64
 import contextlib
 import csv
 import json
-import math
+import pickle
 import re
 import secrets
 import sys
@@ -93,26 +103,32 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
-from jupyter_core.utils import ensure_event_loop
+import numpy as np
+from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import assignments  # noqa: E402
+import gradebook  # noqa: E402
 
 ROOT = assignments.ROOT
-MIME = "application/vnd.lessons.verdict+json"
+KERNEL_CODE = Path(__file__).resolve().parent / "grade_kernel.py"
+MIME = "application/vnd.lessons.capture+json"
 VERDICTS = ("right", "wrong", "unanswered", "error", "timeout")
 COLUMNS = ("student", "notebook", "exercise", "verdict", "mistake")
-OUTPUTS = ("grades.csv", "grades.json", "summary.md")
 SETUP_TIMEOUT = 300  # seconds for the grader's own `import lessons`, not the student's time
 EXERCISE_ID = re.compile(r"Exercise\s+(\d+(?:\.\d+)*)")
+#: A given equal to the chapter's within these (a float32 copy of a float64 given is equal).
+GIVEN_RTOL, GIVEN_ATOL = 1e-5, 1e-8
 #: What a fault's row says in the summary; completes "2 of 30 students ...".
 FAULTS = {
-    "check_edited": "edited the check call or the lines the exercise gives",
+    "given_edited": "changed an input the exercise gives (judged with the chapter's)",
+    "tampered": "patched lessons' checking code inside their notebook",
     "check_deleted": "deleted the exercise's check cell",
     "kernel_died": "crashed the kernel",
     "timed_out": "ran past the time limit (an endless loop, or a very slow cell)",
@@ -125,15 +141,22 @@ FAULTS = {
 
 
 @dataclass
+class Argument:
+    """One argument of a check call: the student's answer, a given, or a constant."""
+
+    source: str  # `Q_ex`, `test_x[:1]`, `[1, -2, 4]`
+    role: str  # "answer", "given", "chosen" (a given the student may change), "constant"
+
+
+@dataclass
 class Check:
-    """One graded exercise: its reader cell in the template and the check it ends with."""
+    """One graded exercise: its reader cell's check call, as the chapter writes it."""
 
     exercise: str  # "2.1"
     name: str  # "check_perpendicular_entry"
-    call: str  # the template's check call, as written
-    call_dump: str  # ... as an AST, to compare with the student's
-    givens: list[tuple[str, str]]  # the lines the exercise gives: (AST, source)
-    placeholders: list[str]  # `answer = ...`: reset before the student's cell runs
+    call: str  # the chapter's call, as written
+    template: str  # the call with each non-constant argument i written `__a<i>`
+    arguments: list[Argument]
 
 
 @dataclass
@@ -143,10 +166,7 @@ class Template:
     title: str  # "Dot products and softmax"
     checks: list[Check]
     lines: set[str]  # the chapter's code lines, to recognise a notebook by its content
-
-
-def _dump(node: ast.AST) -> str:
-    return ast.dump(node, annotate_fields=False)
+    path: Path | None = None
 
 
 def _check_name(statement: ast.stmt) -> str | None:
@@ -165,6 +185,36 @@ def _is_placeholder(statement: ast.stmt) -> bool:
         and isinstance(statement.value, ast.Constant)
         and statement.value.value in (Ellipsis, None)
     )
+
+
+def _assigned(statement: ast.stmt) -> set[str]:
+    """The names a top-level assignment binds (`Q_ex = ...`, `a, b = ...`; not `b[1] = ...`)."""
+
+    def bound(target: ast.AST | None) -> set[str]:
+        if isinstance(target, ast.Name):
+            return {target.id}
+        if isinstance(target, ast.Tuple | ast.List):
+            return {name for element in target.elts for name in bound(element)}
+        if isinstance(target, ast.Starred):
+            return bound(target.value)
+        return set()
+
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    return {name for target in targets for name in bound(target)}
+
+
+def _invites_a_choice(source: str, statement: ast.stmt) -> bool:
+    """A given line the exercise lets the student change: its comment says "your own"."""
+    lines = source.splitlines()[statement.lineno - 1 : statement.end_lineno]
+    return any("#" in line and "your own" in line.split("#", 1)[1] for line in lines)
+
+
+def _is_constant(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _title(nb: nbformat.NotebookNode) -> str:
@@ -186,6 +236,52 @@ def _code_lines(nb: nbformat.NotebookNode) -> set[str]:
     }
 
 
+def _check(exercise: str, source: str) -> Check | None:
+    """The graded check of one reader cell, or None when it ends in no check call."""
+    statements = ast.parse(source).body
+    if not statements or _check_name(statements[-1]) is None:
+        return None
+    answers = {n for s in statements[:-1] if _is_placeholder(s) for n in _assigned(s)}
+    chosen = {
+        n
+        for s in statements[:-1]
+        if not _is_placeholder(s) and _invites_a_choice(source, s)
+        for n in _assigned(s)
+    }
+    call = statements[-1].value
+    nodes = [*call.args, *(k.value for k in call.keywords)]
+    arguments = []
+    for node in nodes:
+        text = ast.get_source_segment(source, node)
+        if _is_constant(node):
+            role = "constant"
+        elif isinstance(node, ast.Name) and node.id in answers:
+            role = "answer"
+        elif isinstance(node, ast.Name) and node.id in chosen:
+            role = "chosen"
+        else:
+            role = "given"
+        arguments.append(Argument(text, role))
+    numbered = iter(range(len(nodes)))
+
+    def placeholder(node: ast.expr) -> ast.expr:
+        index = next(numbered)
+        return node if arguments[index].role == "constant" else ast.Name(f"__a{index}")
+
+    rebuilt = ast.Call(
+        func=call.func,
+        args=[placeholder(a) for a in call.args],
+        keywords=[ast.keyword(k.arg, placeholder(k.value)) for k in call.keywords],
+    )
+    return Check(
+        exercise=exercise,
+        name=_check_name(statements[-1]),
+        call=ast.get_source_segment(source, statements[-1]),
+        template=ast.unparse(rebuilt),
+        arguments=arguments,
+    )
+
+
 def load_template(path: Path) -> Template:
     """The graded exercises of one chapter (`book/NN_*.ipynb`)."""
     nb = nbformat.read(path, as_version=4)
@@ -194,31 +290,13 @@ def load_template(path: Path) -> Template:
         match = EXERCISE_ID.match(exercise.title)
         ident = match.group(1) if match else exercise.title
         for index in exercise.reader_cells:
-            source = nb.cells[index].source
-            statements = ast.parse(source).body
-            if not statements or _check_name(statements[-1]) is None:
-                continue  # a reader cell without a check: nothing to grade
-            call = statements[-1]
             count = sum(c.exercise.split(" ")[0] == ident for c in checks)
-            checks.append(
-                Check(
-                    exercise=ident if count == 0 else f"{ident} ({count + 1})",
-                    name=_check_name(call),
-                    call=ast.get_source_segment(source, call),
-                    call_dump=_dump(call),
-                    givens=[
-                        (_dump(s), ast.get_source_segment(source, s))
-                        for s in statements[:-1]
-                        if not _is_placeholder(s)
-                    ],
-                    placeholders=[
-                        ast.get_source_segment(source, s)
-                        for s in statements[:-1]
-                        if _is_placeholder(s)
-                    ],
-                )
+            check = _check(
+                ident if count == 0 else f"{ident} ({count + 1})", nb.cells[index].source
             )
-    return Template(path.stem, int(path.name[:2]), _title(nb), checks, _code_lines(nb))
+            if check is not None:
+                checks.append(check)
+    return Template(path.stem, int(path.name[:2]), _title(nb), checks, _code_lines(nb), path)
 
 
 def load_templates(root: Path = ROOT) -> dict[str, Template]:
@@ -237,12 +315,14 @@ class Row:
     mistakes: list[str] = field(default_factory=list)
     message: str = ""
     check: str = ""
+    file: str = ""  # the submitted file, relative to the submissions folder
+    points: float | None = None  # set by the gradebook
 
     @property
     def mistake(self) -> str:
         return ";".join(self.mistakes)
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict:
         return {
             "student": self.student,
             "notebook": self.notebook,
@@ -251,7 +331,23 @@ class Row:
             "mistake": self.mistake,
             "check": self.check,
             "message": self.message,
+            "file": self.file,
+            "points": self.points,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Row:
+        return cls(
+            data["student"],
+            data["notebook"],
+            data["exercise"],
+            data["verdict"],
+            [m for m in data.get("mistake", "").split(";") if m],
+            data.get("message", ""),
+            data.get("check", ""),
+            data.get("file", ""),
+            data.get("points"),
+        )
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode | None:
@@ -288,107 +384,6 @@ def match_chapter(nb: nbformat.NotebookNode, templates: dict[str, Template]) -> 
     return max(candidates, key=lambda t: (len(t.lines & lines), title == t.title))
 
 
-@dataclass
-class Plan:
-    """Where each check's cells are in the graded notebook, and what was found wrong."""
-
-    answer: int | None = None  # index of the student's exercise cell (graded notebook)
-    verdict: int | None = None  # index of the grader's check cell
-    edits: list[str] = field(default_factory=list)  # what the student changed
-    deleted: bool = False
-
-
-def _transform(source: str) -> str:
-    """IPython's magics (`%time`, `!ls`) as Python, so that the cell can be parsed."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
-
-
-def _statements(source: str) -> tuple[str, list[ast.stmt]]:
-    """A cell's source as Python (magics turned into calls) and its top-level statements;
-    SyntaxError where it is no Python."""
-    try:
-        python = _transform(source)
-    except Exception as error:  # IPython's transformers reject the cell
-        raise SyntaxError(str(error)) from error
-    return python, ast.parse(python).body
-
-
-def _assigned(statement: ast.stmt) -> set[str]:
-    """The names a top-level assignment binds (`Q_ex = ...`, `a, b = ...`; not `b[1] = ...`)."""
-
-    def bound(target: ast.AST | None) -> set[str]:
-        if isinstance(target, ast.Name):
-            return {target.id}
-        if isinstance(target, ast.Tuple | ast.List):
-            return {name for element in target.elts for name in bound(element)}
-        if isinstance(target, ast.Starred):
-            return bound(target.value)
-        return set()
-
-    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
-    return {name for target in targets for name in bound(target)}
-
-
-def _without_check(source: str, check: Check, plan: Plan, earlier: set[str]) -> str:
-    """The student's cell without its calls of the check; notes in `plan` what they changed.
-
-    A line the exercise gives (`Q_ex = ...`) counts as changed where neither this cell nor
-    an earlier one holds it as given, or where this cell assigns its names otherwise.
-    `earlier`: the statements (as AST) of the code cells above this one.
-    """
-    try:
-        python, statements = _statements(source)
-    except SyntaxError:
-        return source  # it will raise SyntaxError when run: an `error` row names it
-    calls = [s for s in statements if _check_name(s) == check.name]
-    if not any(_dump(s) == check.call_dump for s in calls):
-        first = calls[-1] if calls else None
-        plan.edits.append(
-            f"the check call was changed to `{ast.get_source_segment(python, first)[:200]}`"
-            if first is not None
-            else f"the check call `{check.call}` was removed"
-        )
-    here = {_dump(s): s for s in statements}
-    givens = {dump for dump, _ in check.givens}
-    for dump, given in check.givens:
-        names = _assigned(ast.parse(given).body[0]) - {"_"}
-        others = [s for d, s in here.items() if d not in givens and names & _assigned(s)]
-        if others:
-            changed = ast.get_source_segment(python, others[0])[:200]
-            plan.edits.append(f"the given line `{given}` was changed to `{changed}`")
-        elif dump not in here and dump not in earlier:
-            plan.edits.append(f"the given line `{given}` was changed or removed")
-    return _cut(python, calls)
-
-
-def _cut(python: str, statements: list[ast.stmt]) -> str:
-    """`python` with each of `statements` replaced by `pass` (other code on its lines kept)."""
-    lines = python.encode("utf-8").splitlines(keepends=True)  # AST offsets count UTF-8 bytes
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    data = python.encode("utf-8")
-    spans = sorted(
-        (
-            (starts[s.lineno - 1] + s.col_offset, starts[s.end_lineno - 1] + s.end_col_offset)
-            for s in statements
-        ),
-        reverse=True,
-    )
-    for start, end in spans:
-        data = data[:start] + b"pass" + data[end:]
-    return data.decode("utf-8")
-
-
-def _answer_source(source: str, check: Check, plan: Plan, earlier: set[str]) -> str:
-    """The student's exercise cell as the grader runs it: the exercise's placeholders first
-    (`answer = ...`, so that a cell that never sets its answer is graded unanswered, not with
-    an earlier exercise's answer), then the cell without its check call."""
-    return "\n".join([*check.placeholders, _without_check(source, check, plan, earlier)])
-
-
 def _heading_region(nb: nbformat.NotebookNode, ident: str) -> list[int]:
     """Indices of the code cells under the heading `### Exercise <ident>`, to the next heading."""
     heading = re.compile(rf"^#{{1,6}}\s+Exercise\s+{re.escape(ident)}(?![\d.]*\d)", re.M)
@@ -412,162 +407,354 @@ def _heading_region(nb: nbformat.NotebookNode, ident: str) -> list[int]:
     return region
 
 
-def _setup_source(token: str) -> str:
+@dataclass
+class Slot:
+    """A grader cell that captures one exercise's arguments after a submitted cell."""
+
+    exercise: str
+    seq: int  # its number among all captures of the notebook
+    index: int  # its index in the graded notebook
+    after: int  # the graded cell it follows (the one that checks the exercise)
+
+
+def _setup_source(token: str, reference: bool) -> str:
+    """The grader's first cell: `tools/grade_kernel.py` as a module of its own, kept in
+    `sys.modules`, so that a submission's `%reset` or `del` cannot take it away."""
+    code = KERNEL_CODE.read_text(encoding="utf-8")
+    code = code.replace('"__TOKEN__"', repr(token)).replace('"__MIME__"', repr(MIME))
+    code = code.replace("REFERENCE = False", f"REFERENCE = {reference}")
     return (
         "# lessons grader: not part of the submission\n"
-        "import lessons as _lessons_grader_module\n"
-        f"_lessons_grader_{token} = {{\n"
-        "    _name: getattr(_lessons_grader_module, _name)\n"
-        "    for _name in dir(_lessons_grader_module)\n"
-        "    if _name.startswith('check_')\n"
-        "}\n"
-        f"_lessons_grader_{token}['lessons'] = _lessons_grader_module"
+        "import sys as _sys, types as _types\n"
+        f"_module = _types.ModuleType('_lessons_grader_{token}')\n"
+        f"exec(compile({code!r}, '<lessons grader>', 'exec'), _module.__dict__)\n"
+        f"_sys.modules['_lessons_grader_{token}'] = _module\n"
+        "del _module, _sys, _types"
     )
 
 
-def _verdict_source(check: Check, token: str) -> str:
-    """The grader's cell: the template's check call, its record shown under MIME."""
-    return f"""# lessons grader: Exercise {check.exercise}, not part of the submission
-def _lessons_grader_run(_kept=_lessons_grader_{token}):
-    import IPython.display
-
-    class _Lessons:  # `lessons` with the checks it held before the submission ran
-        def __getattr__(self, name):
-            return _kept[name] if name.startswith("check_") else getattr(_kept["lessons"], name)
-
-    try:
-        _call = {check.call!r}
-        _verdict = eval(compile(_call, "<check>", "eval"), {{**globals(), "lessons": _Lessons()}})
-        _record = dict(_verdict.record())
-    except Exception as _error:  # the check raised, or returned no Verdict
-        _record = {{
-            "verdict": "error",
-            "mistake": type(_error).__name__,
-            "message": f"the check raised {{type(_error).__name__}}: {{_error}}",
-        }}
-    IPython.display.display({{{MIME!r}: {{**_record, "token": {token!r}}}}}, raw=True)
-
-
-_lessons_grader_run()
-del _lessons_grader_run"""
+def _capture_source(check: Check, token: str, seq: int) -> str:
+    sources = [None if a.role == "constant" else a.source for a in check.arguments]
+    return (
+        f"# lessons grader: Exercise {check.exercise}, not part of the submission\n"
+        f"__import__('sys').modules['_lessons_grader_{token}'].capture(\n"
+        f"    {check.exercise!r}, {seq}, {check.template!r}, {sources!r}\n)"
+    )
 
 
 def build(
-    nb: nbformat.NotebookNode, template: Template, token: str
-) -> tuple[nbformat.NotebookNode, dict[str, Plan], dict[int, int]]:
-    """The notebook the kernel runs, each check's `Plan`, graded cell -> submission cell."""
-    plans = {c.exercise: Plan() for c in template.checks}
-    chosen: dict[int, Check] = {}
+    nb: nbformat.NotebookNode, template: Template, token: str, reference: bool = False
+) -> tuple[nbformat.NotebookNode, list[Slot], dict[int, int], set[str]]:
+    """The notebook the kernel runs: (it, its capture slots, graded cell -> submitted cell,
+    the exercises with no cell left to grade)."""
+    after: dict[int, list[Check]] = {}
+    deleted = set()
     for check in template.checks:
         calling = [
             i
             for i, c in enumerate(nb.cells)
-            if c.cell_type == "code"
-            and i not in chosen
-            and re.search(rf"\b{check.name}\s*\(", c.source)
+            if c.cell_type == "code" and re.search(rf"\b{check.name}\b", c.source)
         ]
-        region = [i for i in _heading_region(nb, check.exercise) if i not in chosen]
-        if calling:
-            chosen[calling[-1]] = check
-        elif region:
-            chosen[region[-1]] = check
-        else:
-            plans[check.exercise].deleted = True
+        region = _heading_region(nb, check.exercise)
+        if not calling and region:
+            calling = [region[-1]]
+        if not calling:
+            deleted.add(check.exercise)
+        for index in calling:
+            after.setdefault(index, []).append(check)
     graded = nbformat.v4.new_notebook()
-    graded.cells = [nbformat.v4.new_code_cell(_setup_source(token))]
+    graded.cells = [nbformat.v4.new_code_cell(_setup_source(token, reference))]
     origin: dict[int, int] = {}
-    earlier: set[str] = set()  # the statements of the code cells so far, as AST
+    slots: list[Slot] = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        check = chosen.get(index)
-        earlier_here = set(earlier)
-        with contextlib.suppress(SyntaxError):
-            earlier |= {_dump(s) for s in _statements(cell.source)[1]}
-        if check is None:
-            origin[len(graded.cells)] = index
-            graded.cells.append(nbformat.v4.new_code_cell(cell.source))
-            continue
-        plan = plans[check.exercise]
-        plan.answer = len(graded.cells)
-        origin[plan.answer] = index
-        answer = _answer_source(cell.source, check, plan, earlier_here)
-        graded.cells.append(nbformat.v4.new_code_cell(answer))
-        plan.verdict = len(graded.cells)
-        graded.cells.append(nbformat.v4.new_code_cell(_verdict_source(check, token)))
-    return graded, plans, origin
+        origin[len(graded.cells)] = index
+        graded.cells.append(nbformat.v4.new_code_cell(cell.source))
+        submitted = len(graded.cells) - 1
+        for check in after.get(index, []):
+            slot = Slot(check.exercise, len(slots), len(graded.cells), submitted)
+            graded.cells.append(nbformat.v4.new_code_cell(_capture_source(check, token, slot.seq)))
+            slots.append(slot)
+    return graded, slots, origin, deleted
 
 
-def execute(graded: nbformat.NotebookNode, timeout: float) -> tuple[str | None, int | None]:
-    """Run the graded notebook in a fresh kernel: (fault or None, index of the cell it hit).
+@dataclass
+class Run:
+    """How the kernel run went."""
 
-    The fault is "timeout" (past `timeout` seconds from the first submitted cell; the
-    kernel is killed), "kernel_died", or "kernel_failed: ..." (no kernel started).
-    """
-    state = {"deadline": None, "cell": None}
+    fault: str | None = None  # "timeout", "kernel_died", "kernel_failed: ..."
+    where: int | None = None  # the graded cell it hit
+    timed_out: list[int] = field(default_factory=list)  # cells interrupted past the limit
+
+
+class _Client(NotebookClient):
+    """nbclient, interrupting a cell past its time and going on with the next one."""
+
+    def __init__(self, *args, run: Run, deadline: list, index_of: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._run, self._deadline, self._index_of = run, deadline, index_of
+
+    async def _async_handle_timeout(self, timeout, cell=None):  # nbclient's hook
+        index = self._index_of.get(id(cell))
+        past = self._deadline[0] is not None and time.monotonic() > self._deadline[0]
+        if index in self._run.timed_out or past:  # the interrupt did not end it, or no time left
+            self._run.where = index
+            raise CellTimeoutError.error_from_timeout_and_cell("Cell timed out", timeout, cell)
+        self._run.timed_out.append(index)
+        await ensure_async(self.km.interrupt_kernel())
+        return None
+
+
+def execute(graded: nbformat.NotebookNode, timeout: float, notebook_timeout: float) -> Run:
+    """Run the graded notebook in a fresh kernel; each cell gets `timeout` seconds."""
+    run = Run()
+    deadline: list[float | None] = [None]
     index_of = {id(c): i for i, c in enumerate(graded.cells)}
 
     def cell_timeout(cell) -> float:
-        state["cell"] = index_of.get(id(cell))
-        if state["cell"] == 0:
+        run.where = index_of.get(id(cell))
+        if run.where == 0:
             return SETUP_TIMEOUT
-        if state["deadline"] is None:
-            state["deadline"] = time.monotonic() + timeout
-        return max(0.01, state["deadline"] - time.monotonic())
+        if deadline[0] is None:
+            deadline[0] = time.monotonic() + notebook_timeout
+        return max(1, min(timeout, deadline[0] - time.monotonic()))
 
     with tempfile.TemporaryDirectory(prefix="grade-") as workdir:
-        client = NotebookClient(
+        client = _Client(
             graded,
             kernel_name="python3",
-            timeout=max(1, math.ceil(timeout)),
             timeout_func=cell_timeout,
+            interrupt_on_timeout=True,
             allow_errors=True,
             record_timing=False,
             shutdown_kernel="immediate",
             resources={"metadata": {"path": workdir}},
+            run=run,
+            deadline=deadline,
+            index_of=index_of,
         )
         try:
             client.execute()
         except CellTimeoutError:
-            return "timeout", state["cell"]
+            run.fault = "timeout"
         except DeadKernelError:
-            return "kernel_died", state["cell"]
+            run.fault = "kernel_died"
         except Exception as error:  # the kernel did not start, or nbclient failed
-            return f"kernel_failed: {type(error).__name__}: {error}", state["cell"]
-        finally:
-            _cancel_pending()
-    return None, None
-
-
-def _cancel_pending() -> None:
-    """Cancel what nbclient left waiting on this thread's event loop (after a timeout)."""
-    loop = ensure_event_loop()
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            run.fault = f"kernel_failed: {type(error).__name__}: {error}"
+    if run.fault is None:
+        run.where = None
+    return run
 
 
 def _error(cell: nbformat.NotebookNode) -> tuple[str, str] | None:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            return output.get("ename", "Exception"), str(output.get("evalue", ""))
+            return output.get("ename", "Exception"), str(output.get("evalue", ""))[:300]
     return None
 
 
-def _describe(
-    index: int | None,
-    graded: nbformat.NotebookNode,
-    plans: dict[str, Plan],
-    origin: dict[int, int],
-) -> str:
+# --- values out of the kernel, and the verdict outside it -------------------------------------
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value that could not leave the kernel (a function, a model): its type's name."""
+
+    type: str
+    state: dict | None = None
+
+
+def decode(data: dict):
+    """The value `tools/grade_kernel.py` encoded (no pickle: nothing in it runs code)."""
+    kind = data.get("t")
+    if kind == "none":
+        return None
+    if kind == "ellipsis":
+        return Ellipsis
+    if kind == "bool":
+        return bool(data["v"])
+    if kind == "int":
+        return int(data["v"])
+    if kind == "float":
+        return float(data["v"])
+    if kind == "complex":
+        return complex(float(data["v"][0]), float(data["v"][1]))
+    if kind == "str":
+        return str(data["v"])
+    if kind == "array":
+        raw = base64.b64decode(data["b64"])
+        dtype = np.dtype(data["dtype"])
+        if dtype.kind not in "biufc":
+            raise ValueError(f"dtype {dtype} cannot travel")
+        return np.frombuffer(raw, dtype=dtype).reshape(data["shape"]).copy()
+    if kind == "npscalar":
+        return decode(data["v"])[()]
+    if kind == "tensor":
+        import torch
+
+        tensor = torch.from_numpy(decode(data["v"]))
+        return tensor.to(getattr(torch, data["dtype"])) if data.get("dtype") else tensor
+    if kind in ("list", "tuple", "set"):
+        items = [decode(x) for x in data["v"]]
+        return {"list": list, "tuple": tuple, "set": set}[kind](items)
+    if kind == "dict":
+        return {decode(k): decode(v) for k, v in data["v"]}
+    state = data.get("state")
+    return Opaque(str(data.get("type", "?")), state)
+
+
+def same(student: dict, chapter: dict) -> bool:
+    """Whether a given, as the student's kernel held it, equals the chapter's (tolerant)."""
+    try:
+        a, b = decode(student), decode(chapter)
+    except Exception:  # a malformed record
+        return False
+    return _same(a, b)
+
+
+def _numbers(value) -> np.ndarray | None:
+    if isinstance(value, str | Opaque | dict | set) or value is None or value is Ellipsis:
+        return None
+    try:
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    except (ValueError, TypeError, RuntimeError):
+        return None
+    return array.astype(float) if array.dtype.kind in "biuf" else None
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, Opaque) or isinstance(b, Opaque):
+        if not (isinstance(a, Opaque) and isinstance(b, Opaque)) or a.type != b.type:
+            return False
+        if a.state is None or b.state is None:
+            return a.state is b.state
+        return a.state.keys() == b.state.keys() and all(
+            same(a.state[k], b.state[k]) for k in a.state
+        )
+    x, y = _numbers(a), _numbers(b)
+    if x is not None and y is not None:
+        return x.shape == y.shape and bool(
+            np.allclose(x, y, rtol=GIVEN_RTOL, atol=GIVEN_ATOL, equal_nan=True)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, set) and isinstance(b, set):
+        return a == b
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(p, q) for p, q in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+@dataclass
+class Reference:
+    """The chapter's own run: each exercise's givens, plain (to compare) and pickled (to judge)."""
+
+    values: dict[str, dict[str, dict]] = field(default_factory=dict)  # exercise -> index -> plain
+    pickled: dict[str, dict[str, str]] = field(default_factory=dict)
+    problem: str = ""  # why a chapter's own run failed, if it did
+
+
+@dataclass
+class Outcome:
+    verdict: str
+    mistakes: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+
+
+def _names(check: Check, indices) -> str:
+    return ", ".join(f"`{check.arguments[int(i)].source}`" for i in indices)
+
+
+def judge(record: dict, check: Check, reference: Reference) -> Outcome:
+    """One capture's verdict: the check, called here, on the student's answer and the givens."""
+    roles = {str(i): a.role for i, a in enumerate(check.arguments)}
+    missing = [i for i, _ in record.get("missing", [])]
+    if any(roles[str(i)] == "answer" for i in missing):
+        return Outcome("unanswered", [], [f"{_names(check, missing)} is not defined when checked"])
+    if missing or record.get("errors"):
+        errors = record.get("errors", {})
+        text = "; ".join(f"{check.arguments[int(i)].source}: {e}" for i, e in errors.items())
+        name = next(iter(errors.values()), "NameError: ").split(":")[0]
+        return Outcome("error", [name], [text or f"{_names(check, missing)} is not defined"])
+    values, edited = {}, []
+    given = reference.values.get(check.exercise, {})
+    pickles = reference.pickled.get(check.exercise, {})
+    for index, argument in enumerate(check.arguments):
+        key = str(index)
+        if argument.role == "constant":
+            continue
+        plain = record["values"][key]
+        if argument.role == "given" and key in given and not same(plain, given[key]):
+            edited.append(argument.source)
+        if argument.role == "given" and key in pickles:
+            values[f"__a{index}"] = pickle.loads(
+                base64.b64decode(pickles[key])
+            )  # the chapter's own
+        else:
+            values[f"__a{index}"] = decode(plain)
+    outcome = Outcome("error")
+    inside = any(isinstance(v, Opaque) for v in values.values())
+    if inside:
+        verdict = record.get("verdict") or {
+            "verdict": "error",
+            "mistake": "no_verdict",
+            "message": "the check gave no verdict in the kernel",
+        }
+    else:
+        import lessons
+
+        try:
+            verdict = eval(
+                compile(check.template, "<check>", "eval"), {"lessons": lessons, **values}
+            )  # noqa: S307
+            verdict = dict(verdict.record())
+        except Exception as error:  # the check raised on this answer
+            verdict = {
+                "verdict": "error",
+                "mistake": type(error).__name__,
+                "message": f"the check raised {type(error).__name__}: {error}",
+            }
+    outcome.verdict = verdict.get("verdict") if verdict.get("verdict") in VERDICTS else "error"
+    if verdict.get("mistake"):
+        outcome.mistakes.append(str(verdict["mistake"]))
+    outcome.messages.append(str(verdict.get("message", "")))
+    if edited:
+        changed = ", ".join(f"`{s}`" for s in edited)
+        if inside and outcome.verdict == "right":
+            outcome.verdict = "wrong"
+        if outcome.verdict != "right":
+            outcome.mistakes.append("given_edited")
+        outcome.messages.append(
+            f"{changed} differs from the chapter's: "
+            + ("the chapter's was used to judge" if not inside else "judged with yours, not right")
+        )
+    if record.get("tampered"):
+        outcome.mistakes.append("tampered")
+        patched = ", ".join(record["tampered"][:5])
+        outcome.messages.append(f"the notebook patched lessons' checking code ({patched})")
+        if inside:
+            outcome.verdict = "error"
+    return outcome
+
+
+def _records(graded: nbformat.NotebookNode, slot: Slot, token: str) -> dict | None:
+    shown = [
+        o["data"][MIME]
+        for o in graded.cells[slot.index].get("outputs", [])
+        if MIME in o.get("data", {})
+        and isinstance(o["data"][MIME], dict)
+        and o["data"][MIME].get("token") == token
+        and o["data"][MIME].get("seq") == slot.seq
+    ]
+    return shown[0] if len(shown) == 1 else None
+
+
+def _describe(index: int | None, graded, slots: list[Slot], origin: dict[int, int]) -> str:
     """Which cell the graded notebook's cell `index` is, in the student's words."""
-    for exercise, plan in plans.items():
-        if index == plan.answer:
-            return f"the cell of Exercise {exercise} (cell {origin[index] + 1})"
-        if index == plan.verdict:
-            return f"the check of Exercise {exercise}"
+    for slot in slots:
+        if index == slot.index:
+            return f"the grader's check of Exercise {slot.exercise}"
     if index in origin:
         lines = [x.strip() for x in graded.cells[index].source.splitlines() if x.strip()]
         return f"cell {origin[index] + 1} (`{lines[0][:60] if lines else ''}`)"
@@ -575,145 +762,183 @@ def _describe(
 
 
 def collect(
-    graded: nbformat.NotebookNode,
-    plans: dict[str, Plan],
-    template: Template,
-    origin: dict[int, int],
-    fault: str | None,
-    where: int | None,
-    token: str,
-    timeout: float,
-    student: str,
+    graded, slots, origin, deleted, template, run: Run, token, reference, student, file, timeout
 ) -> list[Row]:
-    """One row per check, from the grader cells' outputs."""
-    rows = []
+    """One row per check, from the capture cells' outputs."""
     setup = _error(graded.cells[0])
-    notes: list[str] = []
-    noted = 0  # graded cells up to here are noted
-    for check in template.checks:
-        plan = plans[check.exercise]
-        row = Row(student, template.chapter, check.exercise, "error", check=check.name)
-        if plan.edits:
-            row.mistakes.append("check_edited")
-        end = plan.verdict if plan.verdict is not None else noted
-        for index in range(max(noted, 1), end):
+    outcomes: dict[str, list[Outcome]] = {}
+    notes: dict[str, list[str]] = {}
+    previous = 1
+    for slot in slots:
+        between = range(previous, slot.index)
+        previous = slot.index + 1
+        here = notes.setdefault(slot.exercise, [])
+        for index in between:
             error = _error(graded.cells[index])
-            if error and index != plan.answer and index in origin:
-                notes.append(f"cell {origin[index] + 1} raised {error[0]}: {error[1]}")
-        noted = max(noted, end)
-        record = None
-        if plan.verdict is not None:
-            shown = [
-                o["data"][MIME]
-                for o in graded.cells[plan.verdict].get("outputs", [])
-                if MIME in o.get("data", {}) and o["data"][MIME].get("token") == token
-            ]
-            record = shown[0] if len(shown) == 1 else None
-        answer_error = _error(graded.cells[plan.answer]) if plan.answer is not None else None
+            if (
+                error
+                and index != slot.after
+                and index in origin
+                and error[0] != "KeyboardInterrupt"
+            ):
+                here.append(f"cell {origin[index] + 1} raised {error[0]}: {error[1]}")
+        record = _records(graded, slot, token)
+        if any(i in run.timed_out for i in between) or slot.index in run.timed_out:
+            where = next(i for i in [*between, slot.index] if i in run.timed_out)
+            outcome = Outcome(
+                "timeout",
+                ["timed_out"],
+                [
+                    f"{_describe(where, graded, slots, origin)} ran past {timeout:g} s and was stopped"
+                ],
+            )
+        elif record is None:
+            continue
+        else:
+            outcome = judge(record, check_of(template, slot.exercise), reference)
+            raised = _error(graded.cells[slot.after])
+            if raised and outcome.verdict != "right" and raised[0] != "KeyboardInterrupt":
+                outcome = Outcome(
+                    "error",
+                    [raised[0]],
+                    [
+                        f"the cell that checks it (cell {origin[slot.after] + 1}) raised "
+                        f"{raised[0]}: {raised[1]}"
+                    ],
+                )
+        outcomes.setdefault(slot.exercise, []).append(outcome)
+    rows = []
+    for check in template.checks:
+        row = Row(student, template.chapter, check.exercise, "error", check=check.name, file=file)
+        found = outcomes.get(check.exercise, [])
+        best = next((o for o in found if o.verdict == "right"), None)
+        best = best or next((o for o in reversed(found) if o.verdict == "timeout"), None)
+        best = best or (found[-1] if found else None)
         messages = []
         if setup is not None:
             row.mistakes = ["grader_setup"]
-            messages.append(f"the grader could not import lessons: {setup[0]}: {setup[1]}")
-        elif plan.deleted:
+            messages.append(f"the grader could not start: {setup[0]}: {setup[1]}")
+        elif check.exercise in deleted:
             row.mistakes.append("check_deleted")
             messages.append(
                 f"no cell calls {check.name} and none is left under Exercise {check.exercise}"
             )
-        elif answer_error is not None:
-            row.mistakes.append(answer_error[0])
-            messages.append(f"your exercise cell raised {answer_error[0]}: {answer_error[1]}")
-        elif record is not None:
-            row.verdict = record.get("verdict", "error")
-            if row.verdict not in VERDICTS:
-                row.verdict = "error"
-            if record.get("mistake"):
-                row.mistakes.append(str(record["mistake"]))
-            messages.append(str(record.get("message", "")))
-        elif fault == "timeout":
+        elif best is not None:
+            row.verdict, row.mistakes = best.verdict, list(best.mistakes)
+            messages += best.messages
+        elif run.fault == "timeout":
             row.verdict = "timeout"
             row.mistakes.append("timed_out")
             messages.append(
-                f"the notebook ran past its {timeout:g} s limit, "
-                f"in {_describe(where, graded, plans, origin)}"
+                f"not graded: the notebook was stopped in {_describe(run.where, graded, slots, origin)}"
+                " (the kernel ignored the interrupt, or the notebook's time ran out)"
             )
-        elif fault == "kernel_died":
-            row.mistakes.append(fault)
+        elif run.fault == "kernel_died":
+            row.mistakes.append("kernel_died")
             messages.append(
-                f"not graded: the kernel died in {_describe(where, graded, plans, origin)}"
+                f"not graded: the kernel died in {_describe(run.where, graded, slots, origin)}"
             )
-        elif fault is not None:
-            row.mistakes.append(fault.split(":")[0])
-            messages.append(f"not graded: {fault}")
+        elif run.fault is not None:
+            row.mistakes.append(run.fault.split(":")[0])
+            messages.append(f"not graded: {run.fault}")
         else:
             row.mistakes.append("no_verdict")
-            messages.append("the check showed no verdict (was the kernel tampered with?)")
-        if plan.edits:
-            messages.append("; ".join(plan.edits))
-        if notes:
-            messages.append("earlier, " + "; ".join(notes))
-            notes = []
+            messages.append("the grader's check showed nothing (was the kernel tampered with?)")
+        if reference.problem:
+            messages.append(f"the chapter's own run: {reference.problem}")
+        if notes.get(check.exercise):
+            messages.append("earlier, " + "; ".join(notes[check.exercise][:5]))
         row.message = " | ".join(m for m in messages if m)
         rows.append(row)
     return rows
 
 
+def check_of(template: Template, exercise: str) -> Check:
+    return next(c for c in template.checks if c.exercise == exercise)
+
+
+# --- the chapter's own run: its givens --------------------------------------------------------
+
+
+_references: dict[str, Reference] = {}
+_reference_lock = threading.Lock()
+
+
+def reference_of(template: Template, timeout: float, notebook_timeout: float) -> Reference:
+    """The chapter's givens, from one run of the chapter (solutions included) per process."""
+    with _reference_lock:
+        if template.chapter in _references:
+            return _references[template.chapter]
+        token = secrets.token_hex(8)
+        nb = nbformat.read(template.path, as_version=4)
+        graded, slots, _, _ = build(nb, template, token, reference=True)
+        run = execute(graded, max(timeout, 120), max(notebook_timeout, 600))
+        found = Reference()
+        for slot in slots:  # the last capture of each exercise: after its solution
+            record = _records(graded, slot, token)
+            if record is None:
+                continue
+            check = check_of(template, slot.exercise)
+            keys = [str(i) for i, a in enumerate(check.arguments) if a.role == "given"]
+            found.values[slot.exercise] = {
+                k: record["values"][k] for k in keys if k in record["values"]
+            }
+            found.pickled[slot.exercise] = {
+                k: record["pickled"][k] for k in keys if k in record["pickled"]
+            }
+        missing = [c.exercise for c in template.checks if c.exercise not in found.values]
+        if run.fault or missing:
+            found.problem = (
+                f"{template.chapter} did not run to its checks ({run.fault or 'no capture'} for "
+                f"{', '.join(missing) or 'none'}); givens not compared there"
+            )
+        _references[template.chapter] = found
+        return found
+
+
 def grade_one(
-    path: Path, student: str, templates: dict[str, Template], timeout: float
+    path: Path,
+    student: str,
+    templates: dict[str, Template],
+    timeout: float,
+    notebook_timeout: float = 600,
+    file: str = "",
 ) -> list[Row]:
     """The rows of one submitted file; never raises for anything the file holds."""
     nb = read_notebook(path)
     if nb is None:
-        return [
-            Row(
-                student,
-                "",
-                "",
-                "error",
-                ["not_a_notebook"],
-                f"{path.name} is not a notebook (not JSON, or not nbformat)",
-            )
-        ]
+        message = f"{path.name} is not a notebook (not JSON, or not nbformat)"
+        return [Row(student, "", "", "error", ["not_a_notebook"], message, file=file)]
     template = match_chapter(nb, templates)
     if template is None:
-        return [
-            Row(
-                student,
-                "",
-                "",
-                "error",
-                ["unknown_chapter"],
-                f"{path.name} matches no chapter (no chapter id in its metadata, and neither "
-                "a chapter's title nor its checks)",
-            )
-        ]
+        message = (
+            f"{path.name} matches no chapter (no chapter id in its metadata, and neither a "
+            "chapter's title nor its checks)"
+        )
+        return [Row(student, "", "", "error", ["unknown_chapter"], message, file=file)]
     if not template.checks:
-        return [
-            Row(
-                student,
-                template.chapter,
-                "",
-                "error",
-                ["no_checks"],
-                f"chapter {template.chapter} has no self-checked exercise to grade",
-            )
-        ]
+        message = f"chapter {template.chapter} has no self-checked exercise to grade"
+        return [Row(student, template.chapter, "", "error", ["no_checks"], message, file=file)]
+    reference = reference_of(template, timeout, notebook_timeout)
     token = secrets.token_hex(8)
-    graded, plans, origin = build(nb, template, token)
-    fault, where = execute(graded, timeout)
-    return collect(graded, plans, template, origin, fault, where, token, timeout, student)
+    graded, slots, origin, deleted = build(nb, template, token)
+    run = execute(graded, timeout, notebook_timeout)
+    return collect(
+        graded, slots, origin, deleted, template, run, token, reference, student, file, timeout
+    )
 
 
 # --- the batch ---------------------------------------------------------------------------------
 
 
 def submissions(folder: Path) -> list[tuple[Path, str]]:
-    """(file, student) for each `*.ipynb`: a file's stem, or its subfolder's name."""
+    """(file, student) for each `*.ipynb` (see `gradebook.student_of` for the names)."""
     found = []
     for path in sorted(folder.rglob("*.ipynb")):
         relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts):
-            continue  # .ipynb_checkpoints and the like
-        found.append((path, relative.parts[0] if len(relative.parts) > 1 else path.stem))
+        if any(part.startswith(".") for part in relative.parts) or relative.parts[0] == "grading":
+            continue  # .ipynb_checkpoints, earlier results
+        found.append((path, gradebook.student_of(relative).key))
     return found
 
 
@@ -721,6 +946,8 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
     """The class summary in Markdown: verdicts per exercise, then each mistake in words."""
     files = {(r.student, r.notebook) for r in rows}
     lines = [f"# Grades: {len(files)} submitted files", ""]
+    # A chapter may reuse another chapter's check (5.2 calls chapter 4's check_attention).
+    every = {name: words for chapter in catalogue.values() for name, words in chapter.items()}
     ungraded = [r for r in rows if not r.notebook]
     if ungraded:
         lines += [f"Not graded ({len(ungraded)}):", ""]
@@ -731,7 +958,7 @@ def summary(rows: list[Row], templates: dict[str, Template], catalogue: dict) ->
         if not mine:
             continue
         students = len({r.student for r in mine})
-        described = catalogue.get(template.number, {})
+        described = {c.name: every.get(c.name, {}) for c in template.checks}
         lines += [
             f"## Chapter {template.number}: {template.title} "
             f"({students} student{'' if students == 1 else 's'})",
@@ -772,7 +999,8 @@ def _most_common_first(
         (exercise, check, mistake), count = item
         names = list(described.get(check, {}))  # the catalogue's order, then the rest
         rank = names.index(mistake) if mistake in names else len(names)
-        return (-count, exercises.index(exercise), rank, mistake)
+        index = exercises.index(exercise) if exercise in exercises else len(exercises)
+        return (-count, index, rank, mistake)
 
     return sorted(counted.items(), key=order)
 
@@ -787,67 +1015,137 @@ def sentence(
     return f"{count} of {students} students {words} ({check}, Exercise {exercise})"
 
 
-def write(folder: Path, rows: list[Row], text: str) -> None:
-    with (folder / "grades.csv").open("w", newline="", encoding="utf-8") as handle:
+def new_run_folder(folder: Path) -> Path:
+    """`folder/grading/<UTC date-time>/`, never an existing one; `grading/latest` points at it."""
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+    base = folder / "grading"
+    run = base / stamp
+    n = 2
+    while run.exists():
+        run = base / f"{stamp}-{n}"
+        n += 1
+    run.mkdir(parents=True)
+    latest = base / "latest"
+    with contextlib.suppress(OSError):
+        if latest.is_symlink() or latest.exists():
+            latest.unlink()
+        latest.symlink_to(run.name, target_is_directory=True)
+    (base / "LATEST").write_text(run.name + "\n", encoding="utf-8")
+    return run
+
+
+def latest_run(folder: Path) -> Path | None:
+    marker = folder / "grading" / "LATEST"
+    if not marker.is_file():
+        return None
+    run = folder / "grading" / marker.read_text(encoding="utf-8").strip()
+    return run if (run / "grades.json").is_file() else None
+
+
+def write(out: Path, rows: list[Row], text: str) -> None:
+    with (out / "grades.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         for row in rows:
             writer.writerow([row.student, row.notebook, row.exercise, row.verdict, row.mistake])
-    (folder / "grades.json").write_text(
+    (out / "grades.json").write_text(
         json.dumps([r.as_dict() for r in rows], indent=1, ensure_ascii=False) + "\n",
         encoding="utf-8",
     )
-    (folder / "summary.md").write_text(text, encoding="utf-8")
+    (out / "summary.md").write_text(text, encoding="utf-8")
 
 
 def grade(
-    folder: Path, timeout: float = 120, jobs: int = 1, templates: dict[str, Template] | None = None
-) -> tuple[list[Row], str]:
-    """Grade every submission in `folder`, write the three outputs there, return them."""
+    folder: Path,
+    timeout: float = 60,
+    jobs: int = 1,
+    templates: dict[str, Template] | None = None,
+    *,
+    notebook_timeout: float = 600,
+    points: Path | None = None,
+    student: str | None = None,
+    out: Path | None = None,
+) -> tuple[list[Row], str, Path]:
+    """Grade the submissions in `folder` (or one `student`'s), write a new run, return it."""
     from lessons.checks import catalogue
 
     templates = templates or load_templates()
     found = submissions(folder)
+    kept: list[Row] = []
+    if student is not None:
+        previous = latest_run(folder)
+        if previous is None:
+            raise ValueError(f"no earlier run in {folder / 'grading'} to regrade {student} into")
+        kept = [
+            Row.from_dict(d)
+            for d in json.loads((previous / "grades.json").read_text(encoding="utf-8"))
+            if d["student"] != student
+        ]
+        found = [(p, s) for p, s in found if s == student]
+        if not found:
+            raise ValueError(f"no submission of {student!r} in {folder}")
     lock = threading.Lock()
     done = [0]
 
     def one(item: tuple[Path, str]) -> list[Row]:
-        path, student = item
+        path, name = item
+        file = path.relative_to(folder).as_posix()
         try:
-            rows = grade_one(path, student, templates, timeout)
+            rows = grade_one(path, name, templates, timeout, notebook_timeout, file)
         except Exception as error:  # a grader bug must not stop the batch either
-            rows = [
-                Row(student, "", "", "error", ["grader_failed"], f"{type(error).__name__}: {error}")
-            ]
+            message = f"{type(error).__name__}: {error}"
+            rows = [Row(name, "", "", "error", ["grader_failed"], message, file=file)]
         with lock:
             done[0] += 1
-            print(f"[{done[0]}/{len(found)}] {path.relative_to(folder)}", file=sys.stderr)
+            print(f"[{done[0]}/{len(found)}] {file}", file=sys.stderr)
         return rows
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         rows = [row for result in pool.map(one, found) for row in result]
+    rows = sorted(kept + rows, key=lambda r: (r.student, r.notebook, r.file))
+    book = gradebook.Points.load(points) if points else gradebook.Points()
+    book.apply(rows, templates)
     text = summary(rows, templates, catalogue())
-    write(folder, rows, text)
-    return rows, text
+    run = out or new_run_folder(folder)
+    run.mkdir(parents=True, exist_ok=True)
+    write(run, rows, text)
+    gradebook.write_all(run, rows, templates, book)
+    return rows, text, run
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submissions", type=Path, help="the folder of submitted notebooks")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds per cell (default 60)")
     parser.add_argument(
-        "--timeout", type=float, default=120, help="seconds per notebook (default 120)"
+        "--notebook-timeout", type=float, default=600, help="seconds per notebook (default 600)"
     )
     parser.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    parser.add_argument("--points", type=Path, help="points per exercise (TOML; see gradebook.py)")
+    parser.add_argument("--student", help="regrade this student only, into a new run")
+    parser.add_argument("--out", type=Path, help="write the run here (default: a new folder)")
     args = parser.parse_args(argv)
     if not args.submissions.is_dir():
         print(f"grade: {args.submissions} is not a folder", file=sys.stderr)
         return 2
-    if args.timeout <= 0:
-        print("grade: --timeout must be > 0", file=sys.stderr)
+    if args.timeout <= 0 or args.notebook_timeout <= 0:
+        print("grade: --timeout and --notebook-timeout must be > 0", file=sys.stderr)
         return 2
-    rows, text = grade(args.submissions, args.timeout, args.jobs)
+    try:
+        rows, text, run = grade(
+            args.submissions,
+            args.timeout,
+            args.jobs,
+            notebook_timeout=args.notebook_timeout,
+            points=args.points,
+            student=args.student,
+            out=args.out,
+        )
+    except ValueError as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
     print(text)
-    print(f"wrote {', '.join(OUTPUTS)} into {args.submissions}")
+    print(f"wrote the grades, the gradebook and the feedback into {run}")
     return 0
 
 

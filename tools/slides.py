@@ -9,10 +9,15 @@ and nothing is fetched from the network.
 
 A deck holds only the cells the chapter tags (CONTRIBUTING.md, "Slides"):
 
-- `slide`: the cell starts a new slide and shows as written;
+- `slide`: the cell starts a new slide and shows as written (a paragraph wall shortened);
 - `slide-outline`: the cell starts a new slide and shows its headings, lists, display
   math and boxes (admonitions), without its prose paragraphs;
 - `slide-fragment`: the cell joins the slide above, appearing on the next key press.
+
+Speaker notes (reveal.js's notes plugin, copied beside the decks: press S) hold the
+chapter's text: the prose paragraphs an outline leaves off, a paragraph of more than `WALL`
+words (the slide keeps its first sentence: no slide is a paragraph wall), and the untagged
+Markdown cells after a slide up to the next `#`/`##` heading.
 
 A Markdown cell is rendered from MyST as the reader notebooks render it
 (`tools/reader_notebooks.py`, imported): glued values written in from the stored glue
@@ -50,7 +55,7 @@ OUT = ROOT / "_build" / "slides"
 SLIDE, OUTLINE, FRAGMENT = "slide", "slide-outline", "slide-fragment"
 TAGS = (SLIDE, OUTLINE, FRAGMENT)
 REVEAL = ROOT / "node_modules" / "reveal.js" / "dist"
-REVEAL_FILES = ("reveal.js", "reveal.css", "theme/white.css")
+REVEAL_FILES = ("reveal.js", "reveal.css", "theme/white.css", "plugin/notes.js")
 MATHJAX_DIRS = (
     ROOT / ".mathjax" / "_static" / "mathjax",
     ROOT / "node_modules" / "mathjax" / "es5",
@@ -157,27 +162,51 @@ def _drop_missing(markdown: str) -> str:
     return "".join(kept)
 
 
-def _render(markdown: str, outline: bool = False) -> str:
+#: A prose paragraph longer than this many words is a wall: the slide keeps its first
+#: sentence and the speaker notes get all of it.
+WALL = 45
+
+
+def _words(tokens) -> int:
+    return sum(len(t.content.split()) for t in tokens if t.type == "inline")
+
+
+def _render(markdown: str, outline: bool = False, notes: list[str] | None = None) -> str:
+    """A cell's Markdown as slide HTML; the prose it leaves off goes into `notes`."""
     tokens = MD.parse(markdown)
-    if outline:
-        kept, group, depth = [], [], 0
-        for token in tokens:
-            group.append(token)
-            depth += token.nesting
-            if depth == 0:
-                first = group[0]
-                is_box = first.type == "paragraph_open" and re.fullmatch(
-                    PLACEHOLDER.replace("{}", r"\d+"), group[1].content.strip()
-                )
-                loose = first.type.endswith("list_open") and any(
-                    t.type == "paragraph_open" and not t.hidden for t in group
-                )
-                if (first.type != "paragraph_open" or is_box) and not loose:
-                    kept.extend(group)
-                group = []
-        tokens = kept
-    out = MD.renderer.render(tokens, MD.options, {})
+    kept, group, depth = [], [], 0
+    for token in tokens:
+        group.append(token)
+        depth += token.nesting
+        if depth:
+            continue
+        first = group[0]
+        is_box = first.type == "paragraph_open" and re.fullmatch(
+            PLACEHOLDER.replace("{}", r"\d+"), group[1].content.strip()
+        )
+        loose = first.type.endswith("list_open") and any(
+            t.type == "paragraph_open" and not t.hidden for t in group
+        )
+        prose = (first.type == "paragraph_open" and not is_box) or loose
+        if outline and prose:
+            if notes is not None:
+                notes.append(MD.renderer.render(group, MD.options, {}))
+        elif prose and first.type == "paragraph_open" and _words(group) > WALL:
+            if notes is not None:
+                notes.append(MD.renderer.render(group, MD.options, {}))
+            text = group[1].content
+            lead = re.split(r"(?<=[.!?:])\s+(?=[A-Z(`$])", text, maxsplit=1)[0]
+            kept.extend(MD.parse(lead if lead != text else " ".join(text.split()[:WALL]) + " …"))
+        else:
+            kept.extend(group)
+        group = []
+    out = MD.renderer.render(kept, MD.options, {})
     return re.sub(r"</?a\b[^>]*>", "", out)  # no link leaves the deck
+
+
+def _notes_html(notes: list[str]) -> str:
+    body = re.sub(r"</?a\b[^>]*>", "", "".join(notes))
+    return f'<aside class="notes">{body}</aside>' if body.strip() else ""
 
 
 def _inline(markdown: str) -> str:
@@ -192,12 +221,13 @@ class Slide:
     level: int  # 1 for the chapter's title slide, 2 otherwise
     parts: list[str] = field(default_factory=list)
     has_heading: bool = False
+    notes: list[str] = field(default_factory=list)  # reveal.js speaker notes (press S)
 
     def html(self) -> str:
         body = "".join(self.parts)
         heading = "" if self.has_heading else f"<h2>{self.title}</h2>"
         kind = ' class="title-slide"' if self.level == 1 else ""
-        return f"<section{kind}>{heading}{body}</section>"
+        return f"<section{kind}>{heading}{body}{_notes_html(self.notes)}</section>"
 
 
 def _is_solution(cell: nbformat.NotebookNode) -> bool:
@@ -287,6 +317,7 @@ def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> De
     number = int(path.name[:2])
     title, section = path.stem, path.stem
     slides: list[Slide] = []
+    talking = False  # whether untagged prose still belongs to the last slide's notes
     for index, cell in enumerate(nb.cells):
         headings = (
             [HEADING.match(line) for line in cell.source.split("\n")]
@@ -303,10 +334,11 @@ def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> De
                     f"{path.name}: cell {index} is an exercise's solution: it may not be "
                     f"tagged {tags[0]} (slides never show a solution)"
                 )
+            notes: list[str] = []
             if cell.cell_type == "markdown":
                 text.boxes, text.outline = [], tags[0] == OUTLINE
                 markdown = _drop_missing(text.markdown(cell.source))
-                content = _render(markdown, outline=tags[0] == OUTLINE)
+                content = _render(markdown, outline=tags[0] == OUTLINE, notes=notes)
                 for k, box in reversed(list(enumerate(text.boxes))):  # outer boxes first
                     content = content.replace(f"<p>{PLACEHOLDER.format(k)}</p>", box)
                     content = content.replace(PLACEHOLDER.format(k), box)
@@ -318,13 +350,24 @@ def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> De
                 if not slides:
                     raise ValueError(f"{path.name}: cell {index} is a fragment before any slide")
                 slides[-1].parts.append(f'<div class="fragment">{content}</div>')
+                slides[-1].notes += notes
             else:
                 top = headings[0] if headings else None
                 level = 1 if top and len(top.group(1)) == 1 else 2
                 own = bool(re.match(r"\s*<h[1-6]", content))  # the cell opens with a heading
                 if level == 1:
                     content = f'<p class="chapter">Chapter {number}</p>{content}'
-                slides.append(Slide(section, level, [content], has_heading=own))
+                slides.append(Slide(section, level, [content], has_heading=own, notes=notes))
+            talking = True
+        elif cell.cell_type == "markdown" and slides and not _is_solution(cell):
+            # The chapter's text after a slide, up to the next section, is what to say there.
+            if any(len(h.group(1)) <= 2 for h in headings):
+                talking = False
+            if talking:
+                text.boxes, text.outline = [], True
+                _render(
+                    _drop_missing(text.markdown(cell.source)), outline=True, notes=slides[-1].notes
+                )
         for heading in headings:
             if len(heading.group(1)) == 1:
                 title = _drop_missing(text.inline(heading.group(2)))
@@ -424,8 +467,10 @@ def deck_html(deck: Deck) -> str:
 {sections}
 </div></div>
 <script src="reveal/reveal.js"></script>
+<script src="reveal/plugin/notes.js"></script>
 <script>
-Reveal.initialize({{hash: true, width: 1280, height: 800, margin: 0.04, transition: "none"}})
+Reveal.initialize({{hash: true, width: 1280, height: 800, margin: 0.04, transition: "none",
+  plugins: [RevealNotes]}})
   .then(function () {{ if (window.MathJax && MathJax.startup && MathJax.startup.document) {{
     MathJax.startup.promise.then(fitSlides); }} }});
 </script>
