@@ -21,12 +21,13 @@ from .detectors import (
     in_context_learning,
     induction_score,
     induction_text,
+    offset_weights,
     previous_token_score,
 )
 from .heads import best_head, head_scores
 from .model import CharLM, LMConfig
 from .page import LMWidget, widget
-from .run import forward, text_loss, token_losses
+from .run import forward, path_losses, text_loss, token_losses
 from .text import VOCAB, decode, encode, eval_passages, stdlib_corpus
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "k_composition",
     "load",
     "manifest",
+    "offset_weights",
+    "path_losses",
     "previous_token_score",
     "random_k_compositions",
     "stdlib_corpus",
