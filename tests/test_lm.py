@@ -267,7 +267,9 @@ def test_a_path_ablation_aimed_at_one_head_differs_from_aiming_at_all_and_batche
     for row, text in zip(one, texts, strict=True):
         np.testing.assert_allclose(row, lm.path_losses(text, model, removed, {(1, 3)}), atol=1e-5)
     # values: head 1.3's values without layer 0 change the loss, its pattern stays
-    assert not np.allclose(lm.path_losses(texts, model, removed, {(1, 3)}, "value"), plain, atol=1e-3)
+    assert not np.allclose(
+        lm.path_losses(texts, model, removed, {(1, 3)}, "value"), plain, atol=1e-3
+    )
 
 
 def test_path_losses_refuse_a_reader_below_the_removed_heads_or_an_unknown_path():

@@ -99,9 +99,7 @@ def offset_weights(A: Any, max_offset: int) -> np.ndarray:
     if isinstance(max_offset, bool) or not isinstance(max_offset, int | np.integer):
         raise ValueError(f"max_offset must be an integer; got {max_offset!r}")
     if not 0 <= max_offset < A.shape[-1]:
-        raise ValueError(
-            f"max_offset must be in 0 .. n - 1 = {A.shape[-1] - 1}; got {max_offset}"
-        )
+        raise ValueError(f"max_offset must be in 0 .. n - 1 = {A.shape[-1] - 1}; got {max_offset}")
     diagonals = [np.diagonal(A, offset=-k, axis1=-2, axis2=-1) for k in range(max_offset + 1)]
     diagonals[0] = diagonals[0][..., 1:]  # row 0 only reads itself
     return np.stack([d.mean(axis=-1) for d in diagonals], axis=-1)
