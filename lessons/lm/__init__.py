@@ -27,7 +27,7 @@ from .detectors import (
 from .heads import best_head, head_scores
 from .model import CharLM, LMConfig
 from .page import LMWidget, widget
-from .run import forward, path_losses, text_loss, token_losses
+from .run import forward, head_attention, path_losses, text_loss, token_losses
 from .text import VOCAB, decode, encode, eval_passages, stdlib_corpus
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "eval_passages",
     "first_token_score",
     "forward",
+    "head_attention",
     "head_scores",
     "in_context_learning",
     "induction_score",
