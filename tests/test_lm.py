@@ -272,6 +272,22 @@ def test_a_path_ablation_aimed_at_one_head_differs_from_aiming_at_all_and_batche
     )
 
 
+@pytest.mark.parametrize("layer, head", [(0, 2), (1, 3)])
+def test_one_heads_attention_and_the_logits_match_the_full_forward(layer, head):
+    texts = [
+        "for key in keys: print(key)\nfor key in",
+        "The kettle hums; the kettle hu"[:38].ljust(38),
+    ]
+    full = lm.forward(texts, STEPS[-1])
+    one = lm.head_attention(texts, STEPS[-1], layer, head)
+    np.testing.assert_allclose(one["attention"], full["attention"][:, layer, head], atol=1e-5)
+    np.testing.assert_allclose(one["logits"], full["logits"], atol=1e-4)
+    single = lm.head_attention(texts[0], STEPS[-1], layer, head)
+    assert single["attention"].shape == (38, 38) and single["logits"].shape == (38, 96)
+    with pytest.raises(ValueError, match="layer must be"):
+        lm.head_attention(texts[0], STEPS[-1], 2, 0)
+
+
 def test_path_losses_refuse_a_reader_below_the_removed_heads_or_an_unknown_path():
     with pytest.raises(ValueError, match="later layer"):
         lm.path_losses("abcabc", STEPS[-1], {(1, 0)}, {(1, 3)})
