@@ -35,9 +35,9 @@ def test_checkpoints_are_in_order_start_at_step_0_and_end_at_the_last_step():
     assert len(STEPS) >= 8
 
 
-def test_the_weights_folder_is_under_3_mb_and_holds_only_what_the_manifest_lists():
+def test_the_weights_folder_is_under_4_mb_and_holds_only_what_the_manifest_lists():
     files = {p.name: p for p in WEIGHTS.iterdir() if p.is_file()}
-    assert sum(p.stat().st_size for p in files.values()) < 3_000_000
+    assert sum(p.stat().st_size for p in files.values()) < 4_000_000
     listed = {e["file"] for e in MANIFEST["checkpoints"]}
     assert {n for n in files if n.endswith(".npz")} == listed
 
@@ -232,6 +232,69 @@ def test_a_path_ablation_of_the_last_layer_changes_nothing_and_keys_differ_from_
     assert not np.allclose(keys, queries, atol=1e-3)
 
 
+READERS_1 = {(1, head) for head in range(4)}
+
+
+def test_a_path_ablation_aimed_at_no_head_or_removing_nothing_is_the_plain_loss():
+    text = "def f(x):\n    return x + x"
+    plain = lm.token_losses(text, STEPS[-1])
+    np.testing.assert_allclose(lm.path_losses(text, STEPS[-1], set(), READERS_1), plain, atol=1e-5)
+    np.testing.assert_allclose(lm.path_losses(text, STEPS[-1], LAYER_0, set()), plain, atol=1e-5)
+
+
+@pytest.mark.parametrize("path", ["key", "query"])
+def test_a_path_ablation_aimed_at_every_later_head_is_the_models_own(path):
+    text = "for key in keys: print(key)\nfor key in keys:"
+    model = lm.load(STEPS[-1])
+    removed = {(0, 0), (0, 2)}
+    ids = torch.from_numpy(lm.encode(text))[None]  # [1, n]
+    with torch.no_grad():
+        logits, _ = model(ids, **{f"{path}_blocked": removed})  # [1, n, vocab]
+    expected = -F.log_softmax(logits[0, :-1].double(), -1)[torch.arange(len(text) - 1), ids[0, 1:]]
+    ours = lm.path_losses(text, model, removed, READERS_1, path=path)
+    np.testing.assert_allclose(ours, expected.numpy(), atol=1e-4)
+
+
+def test_a_path_ablation_aimed_at_one_head_differs_from_aiming_at_all_and_batches():
+    texts = ["for key in keys: print(key)\nfor key in", "x = [1, 2, 3]\nx = [1, 2, 3]\nx = [1, 2,"]
+    model = lm.load(STEPS[-1])
+    removed = {(0, 0), (0, 2)}
+    one = lm.path_losses(texts, model, removed, {(1, 3)})
+    every = lm.path_losses(texts, model, removed, READERS_1)
+    plain = lm.token_losses(texts, model)
+    assert one.shape == plain.shape == (2, len(texts[0]) - 1)
+    assert not np.allclose(one, every, atol=1e-3) and not np.allclose(one, plain, atol=1e-3)
+    for row, text in zip(one, texts, strict=True):
+        np.testing.assert_allclose(row, lm.path_losses(text, model, removed, {(1, 3)}), atol=1e-5)
+    # values: head 1.3's values without layer 0 change the loss, its pattern stays
+    assert not np.allclose(
+        lm.path_losses(texts, model, removed, {(1, 3)}, "value"), plain, atol=1e-3
+    )
+
+
+@pytest.mark.parametrize("layer, head", [(0, 2), (1, 3)])
+def test_one_heads_attention_and_the_logits_match_the_full_forward(layer, head):
+    texts = [
+        "for key in keys: print(key)\nfor key in",
+        "The kettle hums; the kettle hu"[:38].ljust(38),
+    ]
+    full = lm.forward(texts, STEPS[-1])
+    one = lm.head_attention(texts, STEPS[-1], layer, head)
+    np.testing.assert_allclose(one["attention"], full["attention"][:, layer, head], atol=1e-5)
+    np.testing.assert_allclose(one["logits"], full["logits"], atol=1e-4)
+    single = lm.head_attention(texts[0], STEPS[-1], layer, head)
+    assert single["attention"].shape == (38, 38) and single["logits"].shape == (38, 96)
+    with pytest.raises(ValueError, match="layer must be"):
+        lm.head_attention(texts[0], STEPS[-1], 2, 0)
+
+
+def test_path_losses_refuse_a_reader_below_the_removed_heads_or_an_unknown_path():
+    with pytest.raises(ValueError, match="later layer"):
+        lm.path_losses("abcabc", STEPS[-1], {(1, 0)}, {(1, 3)})
+    with pytest.raises(ValueError, match="path must be"):
+        lm.path_losses("abcabc", STEPS[-1], {(0, 0)}, {(1, 3)}, path="keys")
+
+
 def test_a_batch_of_texts_gives_the_losses_and_attention_of_each_text():
     texts = ["for i in range(3):", "The kettle hums...", "x = [1, 2, 3]\nx[0]"]
     batch = lm.token_losses(texts, STEPS[-1], blocked={(1, 3)})
@@ -385,6 +448,23 @@ def test_the_detection_score_is_the_share_of_weight_inside_the_pattern(n, seed):
         assert detectors.detection_score(prev, stripe) == pytest.approx((n - 1) / n)
 
 
+@given(st.integers(2, 30), st.integers(0, 2**31 - 1))
+def test_weights_by_offset_start_with_the_current_and_previous_token_scores(n, seed):
+    rng = np.random.default_rng(seed)
+    A = np.tril(rng.random((2, n, n)))
+    A /= A.sum(-1, keepdims=True)  # [2, n, n], causal, rows sum to 1
+    k = min(3, n - 1)
+    profile = detectors.offset_weights(A, k)  # [2, k + 1]
+    assert profile.shape == (2, k + 1)
+    np.testing.assert_allclose(profile[:, 0], detectors.current_token_score(A))
+    np.testing.assert_allclose(profile[:, 1], detectors.previous_token_score(A))
+    np.testing.assert_allclose(profile[1, k], np.mean([A[1, i, i - k] for i in range(k, n)]))
+    two_back = _pattern(n, lambda i: max(i - 2, 0))  # reads i - 2 (row 1: i - 1)
+    if n >= 3:
+        assert detectors.offset_weights(two_back, 2)[2] == 1.0
+        assert detectors.offset_weights(two_back, 2)[1] == pytest.approx(1 / (n - 1))
+
+
 def test_detectors_refuse_shapes_that_do_not_fit():
     with pytest.raises(ValueError, match="square"):
         detectors.previous_token_score(np.ones((3, 4)))
@@ -394,6 +474,8 @@ def test_detectors_refuse_shapes_that_do_not_fit():
         detectors.detection_score(np.eye(3), np.eye(4))
     with pytest.raises(ValueError, match="early"):
         detectors.in_context_learning(np.ones(10), 5, 5)
+    with pytest.raises(ValueError, match="max_offset"):
+        detectors.offset_weights(np.eye(4), 4)
 
 
 def test_in_context_learning_is_late_loss_minus_early_loss():

@@ -40,7 +40,7 @@ from lessons.lm.text import VOCAB, encode, eval_passages, stdlib_corpus  # noqa:
 from lessons.lm.train import lm_loss, make_optimizer, sample_batch, train_step  # noqa: E402
 
 # The shipped checkpoints: step 0, denser where the heads form.
-CHECKPOINTS = (0, 300, 700, 1500, 3000, 4000, 5000, 6000, 8000)
+CHECKPOINTS = (0, 300, 700, 1500, 2000, 2500, 3000, 3500, 4000, 5000, 6000, 8000)
 FIRST_LOSSES = 10  # how many of the first steps' losses the manifest keeps
 EVAL_BATCHES = 8  # fixed plain batches for the train and held-out losses
 

@@ -22,11 +22,12 @@ from .detectors import (
     in_context_learning,
     induction_score,
     induction_text,
+    offset_weights,
     previous_token_score,
 )
 from .heads import best_head, head_scores
 from .model import CharLM, LMConfig
-from .run import forward, text_loss, token_losses
+from .run import forward, head_attention, path_losses, text_loss, token_losses
 from .text import VOCAB, decode, encode, eval_passages, stdlib_corpus
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "eval_passages",
     "first_token_score",
     "forward",
+    "head_attention",
     "head_scores",
     "in_context_learning",
     "induction_score",
@@ -51,6 +53,8 @@ __all__ = [
     "k_composition",
     "load",
     "manifest",
+    "offset_weights",
+    "path_losses",
     "previous_token_score",
     "random_k_compositions",
     "stdlib_corpus",

@@ -13,6 +13,8 @@ skip it (it would count 1 for free).
   second copy to the token after its first occurrence (the diagonal at offset 1 - L)
 - first-token:     mean_i A[i, 0]                          for i = 1 .. n - 1
 - current-token:   mean_i A[i, i]                          for i = 1 .. n - 1
+- by offset k:     mean_i A[i, i - k]                      for i = max(k, 1) .. n - 1: offset 0
+  is the current-token score, offset 1 the previous-token score
 - detection score: sum(A * P) / sum(A)                     for a pattern ``P [n, n]``
 - in-context learning: loss late in a context minus loss early in it (negative: the
   model predicts better once it has read more).
@@ -38,6 +40,7 @@ __all__ = [
     "in_context_learning",
     "induction_score",
     "induction_text",
+    "offset_weights",
     "previous_token_score",
 ]
 
@@ -79,6 +82,27 @@ def first_token_score(A: Any) -> float | np.ndarray:
     """Mean weight on the first position ``A[i, 0]``, rows ``1 .. n - 1`` (chapter 12)."""
     A = _weights(A)
     return _score(A[..., 1:, 0])
+
+
+def offset_weights(A: Any, max_offset: int) -> np.ndarray:
+    """Mean weight ``k`` positions back, ``A[i, i - k]``, for ``k = 0 .. max_offset`` (chapter 12).
+
+    Shapes ``[..., n, n] -> [..., max_offset + 1]``. Entry ``k`` averages the diagonal at
+    offset ``-k`` over rows ``i = max(k, 1) .. n - 1`` (row 0 can only read itself): entry 0
+    is ``current_token_score``, entry 1 ``previous_token_score``. A head's weights by
+    offset show how broad its local habit is, which one score cannot.
+
+    Raises:
+        ValueError: unless ``0 <= max_offset < n``.
+    """
+    A = _weights(A)
+    if isinstance(max_offset, bool) or not isinstance(max_offset, int | np.integer):
+        raise ValueError(f"max_offset must be an integer; got {max_offset!r}")
+    if not 0 <= max_offset < A.shape[-1]:
+        raise ValueError(f"max_offset must be in 0 .. n - 1 = {A.shape[-1] - 1}; got {max_offset}")
+    diagonals = [np.diagonal(A, offset=-k, axis1=-2, axis2=-1) for k in range(max_offset + 1)]
+    diagonals[0] = diagonals[0][..., 1:]  # row 0 only reads itself
+    return np.stack([d.mean(axis=-1) for d in diagonals], axis=-1)
 
 
 def induction_score(A: Any, L: int) -> float | np.ndarray:
