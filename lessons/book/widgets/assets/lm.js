@@ -10,12 +10,28 @@
   if (!root) {
     return;
   }
-  var data = core.readData(root, "data-lm-data");
-  var cfg = data.config;
-  var vocab = data.vocab;
+  // The embedded data (1.3 MB of JSON for three checkpoints) is read, and a checkpoint's
+  // weights decoded, only when the widget starts: once it comes near the screen, when the
+  // page is idle after loading, or when the reader reaches it first (start, below). The
+  // chapter's text is on the screen before then.
+  var data = null;
+  var cfg = null;
+  var vocab = null;
   var index = {};
-  for (var c = 0; c < vocab.length; c++) {
-    index[vocab[c]] = c;
+  var steps = [];
+  function load() {
+    if (data) {
+      return;
+    }
+    data = core.readData(root, "data-lm-data");
+    cfg = data.config;
+    vocab = data.vocab;
+    for (var c = 0; c < vocab.length; c++) {
+      index[vocab[c]] = c;
+    }
+    steps = data.checkpoints.map(function (entry) {
+      return entry.step;
+    });
   }
 
   // IEEE half (16 bits) to a JavaScript number: exact, subnormals included.
@@ -36,16 +52,16 @@
   // alphabet is Python's base64.b85encode's with ".", "," and ":" for "<", ">" and "&"
   // (lm_widget.py, PAGE_B85); a short last group is padded with the last digit.
   var B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%:()*+-;.=,?@^_`{|}~";
-  var digit = {};
+  var digit = new Uint8Array(128); // character code -> its base-85 digit
   for (var d = 0; d < B85.length; d++) {
-    digit[B85[d]] = d;
+    digit[B85.charCodeAt(d)] = d;
   }
   function bytes85(text, length) {
     var out = new Uint8Array(Math.ceil(text.length / 5) * 4);
     for (var g = 0; g < text.length; g += 5) {
       var n = 0;
       for (var k = 0; k < 5; k++) {
-        n = n * 85 + (g + k < text.length ? digit[text[g + k]] : 84);
+        n = n * 85 + (g + k < text.length ? digit[text.charCodeAt(g + k)] : 84);
       }
       for (var b = 3; b >= 0; b--) {
         out[(g / 5) * 4 + b] = n % 256;
@@ -55,23 +71,34 @@
     return out.subarray(0, length);
   }
 
+  // Every float16 bit pattern's value, computed once (65,536 entries): decoding is then one
+  // look-up per weight instead of a power of two.
+  var halves = null;
+  function halfTable() {
+    if (!halves) {
+      halves = new Float32Array(65536);
+      for (var bits = 0; bits < 65536; bits++) {
+        halves[bits] = half(bits);
+      }
+    }
+    return halves;
+  }
+
   // A tensor's little-endian float16 bytes to a Float32Array (float16 fits float32 exactly).
   function decode(tensor) {
     var size = tensor.shape.reduce(function (a, b) {
       return a * b;
     }, 1);
     var raw = bytes85(tensor.b85, 2 * size);
+    var table = halfTable();
     var out = new Float32Array(size);
     for (var k = 0; k < size; k++) {
-      out[k] = half(raw[2 * k] | (raw[2 * k + 1] << 8));
+      out[k] = table[raw[2 * k] | (raw[2 * k + 1] << 8)];
     }
     return out;
   }
 
   var models = {};
-  var steps = data.checkpoints.map(function (entry) {
-    return entry.step;
-  });
 
   // The weights of one embedded step, decoded once when first used.
   function weights(step) {
@@ -147,6 +174,7 @@
 
   // The contract: attention [layer][head][n][n] and logits [n][vocab] of `checkpoint` on `text`.
   function forward(text, checkpoint) {
+    load();
     var problem = outside(text);
     if (problem) {
       throw new Error(problem);
@@ -316,7 +344,7 @@
               "data-lm-legend": "",
               text:
                 "More than " + COMPACT + " positions: each head's row is a heat strip, " +
-                "brighter for more weight; hover over a cell for its value. The list " +
+                "brighter for more weight; tap or hover over a cell for its value. The list " +
                 "gives each head's three strongest positions.",
             }),
           ]
@@ -325,7 +353,11 @@
         core.element(
           "div",
           { class: "llm-layer", "data-layer": layer },
-          [table].concat(legend, [core.element("ul", { class: "llm-most", "data-lm-most": layer }, most)])
+          [table].concat(
+            legend,
+            compact ? [core.element("p", { class: "llm-cell-value", "data-lm-cell-value": "", "aria-live": "polite" })] : [],
+            [core.element("ul", { class: "llm-most", "data-lm-most": layer }, most)]
+          )
         )
       );
     });
@@ -372,6 +404,9 @@
   }
 
   function recompute() {
+    clearTimeout(pending);
+    pending = null;
+    root.removeAttribute("data-lm-pending");
     var text = box.value;
     stepLabel.textContent = String(step());
     var problem = outside(text);
@@ -410,6 +445,32 @@
     select(changed ? text.length - 1 : state.position);
   }
 
+  // Typing recomputes once the reader pauses (DEBOUNCE_MS), not on every keystroke: a
+  // forward pass over a long text and the redraw take tens of milliseconds. Until then the
+  // root carries data-lm-pending.
+  var DEBOUNCE_MS = 150;
+  var pending = null;
+  function recomputeSoon() {
+    clearTimeout(pending);
+    root.setAttribute("data-lm-pending", "true");
+    pending = setTimeout(recompute, DEBOUNCE_MS);
+  }
+
+  // A heat strip's numbers are in each cell's title, which a touch screen never shows: a
+  // tap on a cell writes its value under the strip.
+  view.addEventListener("click", function (event) {
+    var cell = event.target.closest("table.llm-compact td[data-cell]");
+    if (!cell) {
+      return;
+    }
+    var layer = cell.closest("[data-layer]");
+    Array.prototype.forEach.call(layer.querySelectorAll('td[aria-current="true"]'), function (other) {
+      other.removeAttribute("aria-current");
+    });
+    cell.setAttribute("aria-current", "true");
+    layer.querySelector("[data-lm-cell-value]").textContent = cell.title;
+  });
+
   strip.addEventListener("click", function (event) {
     var button = event.target.closest("[data-lm-pos]");
     if (button && state.result) {
@@ -431,13 +492,56 @@
     Home: move(0),
     End: move(null),
   });
-  box.addEventListener("input", recompute);
-  slider.addEventListener("input", recompute);
-  slider.setAttribute("aria-valuetext", "step " + step());
-  slider.addEventListener("input", function () {
-    slider.setAttribute("aria-valuetext", "step " + step());
+  box.addEventListener("input", function () {
+    if (started) {
+      recomputeSoon();
+    }
   });
-  state.position = Math.max(0, box.value.length - 1);
-  recompute();
-  core.ready(root);
+  slider.addEventListener("input", function () {
+    if (started) {
+      recompute();
+      slider.setAttribute("aria-valuetext", "step " + step());
+    }
+  });
+
+  // The widget starts (reads its data, decodes the last step, draws) when it comes within a
+  // screen of the view, when the page is idle after loading, or when the reader touches it.
+  var started = false;
+  function start() {
+    if (started) {
+      return;
+    }
+    started = true;
+    load();
+    slider.setAttribute("aria-valuetext", "step " + step());
+    state.position = Math.max(0, box.value.length - 1);
+    recompute();
+    core.ready(root);
+  }
+  root.addEventListener("focusin", start);
+  root.addEventListener("pointerdown", start);
+  if (window.IntersectionObserver) {
+    var seen = new IntersectionObserver(
+      function (entries) {
+        if (entries.some(function (entry) { return entry.isIntersecting; })) {
+          seen.disconnect();
+          start();
+        }
+      },
+      { rootMargin: "100% 0px" }
+    );
+    seen.observe(root);
+  }
+  function whenIdle() {
+    if (window.requestIdleCallback) {
+      window.requestIdleCallback(start, { timeout: 2000 });
+    } else {
+      setTimeout(start, 200);
+    }
+  }
+  if (document.readyState === "complete") {
+    whenIdle();
+  } else {
+    window.addEventListener("load", whenIdle);
+  }
 })();
