@@ -1,0 +1,199 @@
+"""`make bench-pages`: how chapter 12 and the explorer load and answer, on a fast and a slow machine.
+
+Serves the built book (`make book`) on localhost and opens each page in a fresh headless
+chromium (`tools/chromium.py`), unthrottled and as a slow laptop (CPU x4 with DevTools'
+`Emulation.setCPUThrottlingRate`; 150 ms latency and 1.6 Mb/s down with
+`Network.emulateNetworkConditions`), the cache off. For each it prints:
+
+- paint: first contentful paint (ms after navigation starts);
+- ready: when the last widget on the page is ready (`data-ready` / `data-explorer-ready`);
+- bytes: the page and all it loads, decoded (a server that compresses sends fewer);
+- longest: the longest main-thread task while loading (`longtask` entries; 0 if none over 50 ms);
+- key: the main thread's time for one keystroke in chapter 12's text box (the input handler,
+  plus the debounced forward pass and redraw once typing pauses), or for one step of the
+  explorer's temperature slider (its redraw); the worst of five;
+- checkpoint: chapter 12's first move to a checkpoint not yet decoded (decode, forward, redraw).
+
+A benchmark, not a test: numbers vary from machine to machine and run to run.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import chromium  # noqa: E402
+
+HTML = Path(__file__).resolve().parent.parent / "_build" / "html"
+PAGES = {
+    "chapter 12": "book/12_language_model_on_real_text.html",
+    "explorer": "book/explorer.html",
+}
+SLOW = {"cpu": 4, "latency": 150, "down": 1.6e6 / 8, "up": 0.75e6 / 8}
+
+# Runs before the page's own scripts: long tasks, when widgets become ready, and how long each
+# timer callback runs (the debounced forward pass is one).
+WATCH = """
+window.__bench = {longest: 0, ready: 0, timers: []};
+new PerformanceObserver(list => list.getEntries().forEach(e => {
+  __bench.longest = Math.max(__bench.longest, e.duration);
+})).observe({type: "longtask", buffered: true});
+new MutationObserver(() => { __bench.ready = performance.now(); }).observe(document, {
+  subtree: true, attributes: true, attributeFilter: ["data-ready", "data-explorer-ready"]
+});
+const __setTimeout = window.setTimeout;
+window.setTimeout = function (fn, ms, ...rest) {
+  if (typeof fn !== "function") return __setTimeout(fn, ms, ...rest);
+  return __setTimeout(function () {
+    const t = performance.now();
+    try { return fn.apply(this, rest); } finally { __bench.timers.push(performance.now() - t); }
+  }, ms);
+};
+"""
+
+READY = """
+const roots = document.querySelectorAll("[data-lm-widget], [data-explorer], .lw");
+return Array.from(roots).every(r => r.getAttribute("data-ready") === "true"
+  || r.getAttribute("data-explorer-ready") === "true");
+"""
+
+LOADED = """
+const nav = performance.getEntriesByType("navigation")[0];
+const all = [nav].concat(performance.getEntriesByType("resource"));
+const paint = performance.getEntriesByName("first-contentful-paint")[0];
+return {paint: paint ? paint.startTime : null, ready: __bench.ready, longest: __bench.longest,
+        bytes: all.reduce((s, e) => s + (e.decodedBodySize || 0), 0), files: all.length};
+"""
+
+TYPE = """
+const box = document.querySelector("[data-lm-text]");
+const root = box.closest("[data-lm-widget]");
+box.focus();
+const done = arguments[arguments.length - 1];
+const costs = [];
+let k = 0;
+function one() {
+  if (k === 5) { done(costs); return; }
+  __bench.timers.length = 0;
+  const t = performance.now();
+  box.value = box.value.slice(0, -1) + "abcde"[k++];
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+  const handler = performance.now() - t;
+  (function wait() {
+    if (root.hasAttribute("data-lm-pending")) { setTimeout(wait, 20); return; }
+    costs.push(handler + Math.max(0, ...__bench.timers));
+    setTimeout(one, 50);
+  })();
+}
+one();
+"""
+
+CHECKPOINT = """
+const slider = document.querySelector("[data-lm-step]");
+const t = performance.now();
+slider.value = "0";
+slider.dispatchEvent(new Event("input", {bubbles: true}));
+return performance.now() - t;
+"""
+
+SLIDE = """
+const costs = [];
+document.querySelectorAll('[data-explorer] [data-control="temperature"]').forEach(s => {
+  for (let k = 0; k < 5; k++) {
+    const t = performance.now();
+    s.value = String(1 + 0.25 * (k + 1));
+    s.dispatchEvent(new Event("input", {bubbles: true}));
+    costs.push(performance.now() - t);
+  }
+});
+return costs;
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def measure(driver, url: str, slow: bool, page: str) -> dict:
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": SLOW["latency"] if slow else 0,
+            "downloadThroughput": SLOW["down"] if slow else -1,
+            "uploadThroughput": SLOW["up"] if slow else -1,
+        },
+    )
+    driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": SLOW["cpu"] if slow else 1})
+    driver.get(url)
+    deadline = time.time() + 120
+    while not driver.execute_script(READY) and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    out = driver.execute_script(LOADED)
+    if page == "chapter 12":
+        out["key"] = max(driver.execute_async_script(TYPE))
+        out["checkpoint"] = driver.execute_script(CHECKPOINT)
+    else:
+        out["key"] = max(driver.execute_script(SLIDE))
+        out["checkpoint"] = None
+    driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 1})
+    return out
+
+
+def main() -> int:
+    if not (HTML / "index.html").exists():
+        print("The book is not built: run `make book` first.")
+        return 1
+    binary, driver_path, missing = chromium.find()
+    if missing:
+        print(f"bench-pages needs {', '.join(missing)}")
+        return 1
+    server = http.server.ThreadingHTTPServer(
+        ("localhost", 0), functools.partial(_Quiet, directory=str(HTML))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://localhost:{server.server_address[1]}/"
+    rows = []
+    try:
+        for slow in (False, True):
+            for page, path in PAGES.items():
+                driver = chromium.start(binary, driver_path, window_size="1280,1000")
+                try:
+                    driver.set_page_load_timeout(180)
+                    driver.execute_cdp_cmd(
+                        "Page.addScriptToEvaluateOnNewDocument", {"source": WATCH}
+                    )
+                    rows.append((page, slow, measure(driver, base + path, slow, page)))
+                finally:
+                    driver.quit()
+    finally:
+        server.shutdown()
+    head = f"{'page':<11} {'machine':<22} {'paint':>7} {'ready':>7} {'bytes':>11} {'files':>5} {'longest':>8} {'key':>6} {'checkpoint':>10}"
+    print(head)
+    print("-" * len(head))
+
+    def ms(x):
+        return "-" if x is None else f"{x:.0f}"
+
+    for page, slow, r in rows:
+        machine = "CPU x4, 150 ms, 1.6 Mb/s" if slow else "unthrottled"
+        print(
+            f"{page:<11} {machine:<22} {ms(r['paint']):>7} {ms(r['ready']):>7} {r['bytes']:>11,} "
+            f"{r['files']:>5} {ms(r['longest']):>8} {ms(r['key']):>6} {ms(r['checkpoint']):>10}"
+        )
+    print("(ms after navigation start, except bytes; key and checkpoint: ms of main thread)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
