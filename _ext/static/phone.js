@@ -41,29 +41,39 @@
     ".llm .llm-layer",
   ].join(",");
 
-  function cue(region) {
-    var hidden = region.scrollWidth - region.clientWidth;
-    if (hidden <= 1) {
-      region.removeAttribute("data-scroll-cue");
-      return;
-    }
-    if (!region.hasAttribute("tabindex")) region.setAttribute("tabindex", "0");
-    var left = region.scrollLeft > 1;
-    var right = region.scrollLeft < hidden - 1;
-    region.setAttribute("data-scroll-cue", left && right ? "both" : left ? "left" : "right");
+  // Read every region's widths first, then write: reading after a write would lay the
+  // page out again for each region.
+  function cues(regions) {
+    var read = regions.map(function (region) {
+      return [region.scrollWidth - region.clientWidth, region.scrollLeft];
+    });
+    regions.forEach(function (region, k) {
+      var hidden = read[k][0];
+      var at = read[k][1];
+      var value = null;
+      if (hidden > 1) {
+        var left = at > 1;
+        var right = at < hidden - 1;
+        value = left && right ? "both" : left ? "left" : "right";
+        if (!region.hasAttribute("tabindex")) region.setAttribute("tabindex", "0");
+      }
+      if (region.getAttribute("data-scroll-cue") !== value) {
+        if (value) region.setAttribute("data-scroll-cue", value);
+        else region.removeAttribute("data-scroll-cue");
+      }
+    });
   }
 
   function watch(region) {
     if (region.hasAttribute("data-scroll-watched")) return;
     region.setAttribute("data-scroll-watched", "");
-    region.addEventListener("scroll", function () { cue(region); }, { passive: true });
+    region.addEventListener("scroll", function () { cues([region]); }, { passive: true });
   }
 
   function cueAll() {
-    document.querySelectorAll(SCROLLERS).forEach(function (region) {
-      watch(region);
-      cue(region);
-    });
+    var regions = Array.prototype.slice.call(document.querySelectorAll(SCROLLERS));
+    cues(regions);
+    regions.forEach(watch);
   }
 
   var pending = false;

@@ -512,11 +512,18 @@
       return;
     }
     started = true;
+    // Three tasks, so the page answers in between: read the data, decode the step shown,
+    // then the forward pass and the drawing.
     load();
-    slider.setAttribute("aria-valuetext", "step " + step());
-    state.position = Math.max(0, box.value.length - 1);
-    recompute();
-    core.ready(root);
+    setTimeout(function () {
+      weights(step());
+      setTimeout(function () {
+        slider.setAttribute("aria-valuetext", "step " + step());
+        state.position = Math.max(0, box.value.length - 1);
+        recompute();
+        core.ready(root);
+      }, 0);
+    }, 0);
   }
   root.addEventListener("focusin", start);
   root.addEventListener("pointerdown", start);
