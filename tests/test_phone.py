@@ -72,7 +72,9 @@ def device(request, browser_session):
 def tap(browser, x: float, y: float) -> None:
     """A finger's tap at (x, y) in CSS px of the viewport (touchStart, touchEnd)."""
     point = {"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1}
-    browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    browser.execute_cdp_cmd(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]}
+    )
     browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
 
@@ -102,7 +104,7 @@ def check_drawers(browser) -> list[str]:
             continue
         tap_element(browser, buttons[0])
         try:
-            WebDriverWait(browser, 3).until(lambda d: is_open(d, dialog))
+            WebDriverWait(browser, 3).until(lambda d, dialog=dialog: is_open(d, dialog))
         except Exception:
             problems.append(f"a tap on {toggle} did not open #{dialog}")
             continue
@@ -113,7 +115,7 @@ def check_drawers(browser) -> list[str]:
         )
         tap(browser, *right)
         try:
-            WebDriverWait(browser, 3).until(lambda d: not is_open(d, dialog))
+            WebDriverWait(browser, 3).until(lambda d, dialog=dialog: not is_open(d, dialog))
         except Exception:
             problems.append(f"a tap beside #{dialog} did not close it")
             browser.execute_script(f"document.getElementById('{dialog}').close();")
@@ -138,7 +140,9 @@ def test_page_reads_on_a_touch_screen(browser, device, page):
     problems["widget targets under 24 px"] = m["targets"][:5]
     problems["text fields under 16 px"] = m["inputs"][:5]
     problems["console"] = [
-        e["message"][:200] for e in browser.get_log("browser") if e["level"] in ("WARNING", "SEVERE")
+        e["message"][:200]
+        for e in browser.get_log("browser")
+        if e["level"] in ("WARNING", "SEVERE")
     ]
     problems["menus"] = check_drawers(browser)
     found = {k: v for k, v in problems.items() if v}

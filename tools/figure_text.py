@@ -26,7 +26,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "figure_text.json"
 
-WATCH = '''
+WATCH = """
 import base64 as _b64, hashlib as _hl, json as _json, os as _os
 import matplotlib.text as _mtext
 import lessons.book.inline as _inline
@@ -47,7 +47,7 @@ def _measured_png(fig, pad=0.1):
         log.write(_json.dumps([_hl.sha256(data).hexdigest(), min(sizes, default=None)]) + "\\n")
     return png
 _inline.figure_png = _measured_png
-'''
+"""
 
 
 def measure(path: Path) -> dict[str, float | None]:
@@ -59,7 +59,10 @@ def measure(path: Path) -> dict[str, float | None]:
     os.environ["FIGURE_TEXT_LOG"] = log_path
     try:
         NotebookClient(
-            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+            nb,
+            timeout=600,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
         ).execute()
         lines = Path(log_path).read_text(encoding="utf-8").splitlines()
     finally:
