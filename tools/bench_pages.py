@@ -7,20 +7,24 @@ chromium (`tools/chromium.py`), unthrottled and as a slow laptop (CPU x4 with De
 
 - paint: first contentful paint (ms after navigation starts);
 - ready: when the last widget on the page is ready (`data-ready` / `data-explorer-ready`);
-- bytes: the page and all it loads, decoded (a server that compresses sends fewer);
+- bytes: the page and all it loads, decoded; sent: the same as sent, gzip-compressed as GitHub
+  Pages sends text files (the server here does the same);
 - longest: the longest main-thread task while loading (`longtask` entries; 0 if none over 50 ms);
 - key: the main thread's time for one keystroke in chapter 12's text box (the input handler,
   plus the debounced forward pass and redraw once typing pauses), or for one step of the
   explorer's temperature slider (its redraw); the worst of five;
 - checkpoint: chapter 12's first move to a checkpoint not yet decoded (decode, forward, redraw).
 
+`BENCH_GZIP=0 make bench-pages` serves every file uncompressed instead.
 A benchmark, not a test: numbers vary from machine to machine and run to run.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
+import os
 import sys
 import threading
 import time
@@ -34,6 +38,7 @@ PAGES = {
     "chapter 12": "book/12_language_model_on_real_text.html",
     "explorer": "book/explorer.html",
 }
+GZIP = os.environ.get("BENCH_GZIP", "1") != "0"  # BENCH_GZIP=0: every file as it is
 SLOW = {"cpu": 4, "latency": 150, "down": 1.6e6 / 8, "up": 0.75e6 / 8}
 
 # Runs before the page's own scripts: long tasks, when widgets become ready, and how long each
@@ -67,7 +72,8 @@ const nav = performance.getEntriesByType("navigation")[0];
 const all = [nav].concat(performance.getEntriesByType("resource"));
 const paint = performance.getEntriesByName("first-contentful-paint")[0];
 return {paint: paint ? paint.startTime : null, ready: __bench.ready, longest: __bench.longest,
-        bytes: all.reduce((s, e) => s + (e.decodedBodySize || 0), 0), files: all.length};
+        bytes: all.reduce((s, e) => s + (e.decodedBodySize || 0), 0),
+        sent: all.reduce((s, e) => s + (e.encodedBodySize || 0), 0), files: all.length};
 """
 
 TYPE = """
@@ -117,9 +123,33 @@ return costs;
 """
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
+class _Served(http.server.SimpleHTTPRequestHandler):
+    """The book as GitHub Pages serves it: text files gzip-compressed when the browser asks."""
+
+    TEXT = (".html", ".css", ".js", ".svg", ".json", ".txt")
+    cache: dict[str, bytes] = {}
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if not (
+            GZIP
+            and path.suffix in self.TEXT
+            and path.is_file()
+            and "gzip" in self.headers.get("Accept-Encoding", "")
+        ):
+            return super().do_GET()
+        body = self.cache.get(str(path))
+        if body is None:
+            body = self.cache[str(path)] = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def measure(driver, url: str, slow: bool, page: str) -> dict:
@@ -161,7 +191,7 @@ def main() -> int:
         print(f"bench-pages needs {', '.join(missing)}")
         return 1
     server = http.server.ThreadingHTTPServer(
-        ("localhost", 0), functools.partial(_Quiet, directory=str(HTML))
+        ("localhost", 0), functools.partial(_Served, directory=str(HTML))
     )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://localhost:{server.server_address[1]}/"
@@ -180,7 +210,7 @@ def main() -> int:
                     driver.quit()
     finally:
         server.shutdown()
-    head = f"{'page':<11} {'machine':<22} {'paint':>7} {'ready':>7} {'bytes':>11} {'files':>5} {'longest':>8} {'key':>6} {'checkpoint':>10}"
+    head = f"{'page':<11} {'machine':<22} {'paint':>7} {'ready':>7} {'bytes':>11} {'sent':>11} {'files':>5} {'longest':>8} {'key':>6} {'checkpoint':>10}"
     print(head)
     print("-" * len(head))
 
@@ -190,7 +220,7 @@ def main() -> int:
     for page, slow, r in rows:
         machine = "CPU x4, 150 ms, 1.6 Mb/s" if slow else "unthrottled"
         print(
-            f"{page:<11} {machine:<22} {ms(r['paint']):>7} {ms(r['ready']):>7} {r['bytes']:>11,} "
+            f"{page:<11} {machine:<22} {ms(r['paint']):>7} {ms(r['ready']):>7} {r['bytes']:>11,} {r['sent']:>11,} "
             f"{r['files']:>5} {ms(r['longest']):>8} {ms(r['key']):>6} {ms(r['checkpoint']):>10}"
         )
     print("(ms after navigation start, except bytes; key and checkpoint: ms of main thread)")
