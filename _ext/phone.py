@@ -13,6 +13,6 @@ from typing import Any
 
 
 def setup(app: Any) -> dict[str, Any]:
-    app.add_js_file("phone.js")
+    app.add_js_file("phone.js", loading_method="defer")
     app.add_css_file("phone.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
