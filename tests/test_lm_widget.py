@@ -166,6 +166,30 @@ def test_forward_matches_pytorch(browser, root):
     assert severe(browser) == []
 
 
+def test_forward_reuses_the_rows_a_new_text_shares_with_the_last(browser, root):
+    # lm.js keeps the last call's rows: typing at the end, deleting, editing in the middle,
+    # the same text again and another step must each give what a fresh pass gives.
+    base = texts()[-1]
+    sequence = [
+        (base[:40], 8000),
+        (base[:41], 8000),  # one character typed at the end
+        (base, 8000),
+        (base[:30], 8000),  # cut back
+        (base[:10] + "Q" + base[11:60], 8000),  # an edit in the middle
+        (base[:10] + "Q" + base[11:60], 8000),  # the same text again
+        (base[:10] + "Q" + base[11:60], DEFAULT_STEPS[0]),  # another step: nothing kept
+    ]
+    for text, step in sequence:
+        got = browser.execute_script(
+            "return arguments[0].forward(arguments[1], arguments[2]);", root, text, step
+        )
+        want = lm.forward(text, step)
+        for key in ("attention", "logits"):
+            got_key = np.asarray(got[key], dtype=np.float64)
+            assert got_key.shape == want[key].shape, (key, len(text))
+            assert float(np.abs(got_key - want[key]).max()) < TOLERANCE, (key, len(text), step)
+
+
 def test_forward_refuses_bad_input(browser, root):
     message = browser.execute_script(
         "try { arguments[0].forward('ab\u00e9', 8000); return null; }"

@@ -172,6 +172,12 @@
     return y;
   }
 
+  // The model is causal: row i of every layer depends on positions 0 .. i only. So the last
+  // call's rows are kept (`kept`), and a text that shares its first p characters with the last
+  // one (at the same step) computes rows p .. n-1 alone: typing at the end costs one row, not
+  // the whole text. Each row is computed by the same operations either way.
+  var kept = null;
+
   // The contract: attention [layer][head][n][n] and logits [n][vocab] of `checkpoint` on `text`.
   function forward(text, checkpoint) {
     load();
@@ -191,33 +197,59 @@
     var h = cfg.num_heads;
     var dk = d / h;
     var scale = Math.sqrt(dk);
-    var x = new Float32Array(n * d); // the residual stream [n, d_model]
-    for (var i = 0; i < n; i++) {
-      var id = index[text[i]];
-      for (var k = 0; k < d; k++) {
-        x[i * d + k] = W["embed.weight"][id * d + k] + W["pos.weight"][i * d + k];
+    var old = kept && kept.checkpoint === checkpoint ? kept : null;
+    var p = 0; // rows 0 .. p-1 are the last call's
+    if (old) {
+      var shared = Math.min(old.text.length, n);
+      while (p < shared && old.text[p] === text[p]) {
+        p++;
+      }
+      if (p === n) {
+        p = n - 1; // the same text (or a prefix): recompute its last row, so every path runs
       }
     }
-    var attention = [];
+    var m = n - p; // rows computed here
+    // A kept row of weights, cut or padded with zeros to the new length n.
+    function resized(row) {
+      var out = row.slice(0, Math.min(n, row.length));
+      while (out.length < n) {
+        out.push(0);
+      }
+      return out;
+    }
+    var x = new Float32Array(m * d); // the residual stream of rows p .. n-1 [m, d_model]
+    for (var i = p; i < n; i++) {
+      var id = index[text[i]];
+      for (var k = 0; k < d; k++) {
+        x[(i - p) * d + k] = W["embed.weight"][id * d + k] + W["pos.weight"][i * d + k];
+      }
+    }
+    var layers = [];
     for (var layer = 0; layer < cfg.n_layers; layer++) {
-      var p = "attns." + layer + ".";
-      var normed = layerNorm(x, n, d, W["norms." + layer + ".weight"], W["norms." + layer + ".bias"]);
-      var inProj = W[p + "in_proj.weight"]; // [3 d_model, d_model]: Q rows, K rows, V rows
-      var Q = linear(normed, n, d, inProj, 0, d);
-      var K = linear(normed, n, d, inProj, d, d);
-      var V = linear(normed, n, d, inProj, 2 * d, d);
-      var merged = new Float32Array(n * d); // heads side by side [n, h * d_k]
+      var pre = "attns." + layer + ".";
+      var normed = layerNorm(x, m, d, W["norms." + layer + ".weight"], W["norms." + layer + ".bias"]);
+      var inProj = W[pre + "in_proj.weight"]; // [3 d_model, d_model]: Q rows, K rows, V rows
+      var Q = linear(normed, m, d, inProj, 0, d); // rows p .. n-1
+      var K = new Float32Array(n * d); // every row: new queries read the kept keys too
+      var V = new Float32Array(n * d);
+      if (p) {
+        K.set(old.layers[layer].K.subarray(0, p * d));
+        V.set(old.layers[layer].V.subarray(0, p * d));
+      }
+      K.set(linear(normed, m, d, inProj, d, d), p * d);
+      V.set(linear(normed, m, d, inProj, 2 * d, d), p * d);
+      var merged = new Float32Array(m * d); // heads side by side [m, h * d_k]
       var heads = [];
       for (var head = 0; head < h; head++) {
-        var rows = [];
+        var rows = p ? old.layers[layer].attention[head].slice(0, p).map(resized) : [];
         var off = head * dk;
-        for (i = 0; i < n; i++) {
+        for (i = p; i < n; i++) {
           var z = new Float64Array(i + 1); // causal: keys 0 .. i
           var max = -Infinity;
           for (var j = 0; j <= i; j++) {
             var s = 0;
             for (k = 0; k < dk; k++) {
-              s += Q[i * d + off + k] * K[j * d + off + k];
+              s += Q[(i - p) * d + off + k] * K[j * d + off + k];
             }
             z[j] = Math.fround(s) / scale;
             if (z[j] > max) {
@@ -239,24 +271,36 @@
             for (j = 0; j <= i; j++) {
               o += row[j] * V[j * d + off + k];
             }
-            merged[i * d + off + k] = o;
+            merged[(i - p) * d + off + k] = o;
           }
         }
         heads.push(rows);
       }
-      attention.push(heads);
-      var out = linear(merged, n, d, W[p + "out_proj.weight"], 0, d);
-      for (k = 0; k < n * d; k++) {
+      layers.push({ K: K, V: V, attention: heads });
+      var out = linear(merged, m, d, W[pre + "out_proj.weight"], 0, d);
+      for (k = 0; k < m * d; k++) {
         x[k] += out[k];
       }
     }
-    var final = layerNorm(x, n, d, W["final_norm.weight"], W["final_norm.bias"]);
-    var flat = linear(final, n, d, W["unembed.weight"], 0, cfg.vocab, W["unembed.bias"]);
-    var logits = [];
-    for (i = 0; i < n; i++) {
+    var final = layerNorm(x, m, d, W["final_norm.weight"], W["final_norm.bias"]);
+    var flat = linear(final, m, d, W["unembed.weight"], 0, cfg.vocab, W["unembed.bias"]);
+    var logits = p ? old.logits.slice(0, p) : [];
+    for (i = 0; i < m; i++) {
       logits.push(Array.prototype.slice.call(flat.subarray(i * cfg.vocab, (i + 1) * cfg.vocab)));
     }
-    return { attention: attention, logits: logits };
+    kept = { text: text, checkpoint: checkpoint, layers: layers, logits: logits };
+    return {
+      attention: layers.map(function (entry) {
+        return entry.attention.map(function (rows) {
+          return rows.map(function (r) {
+            return r.slice();
+          });
+        });
+      }),
+      logits: logits.map(function (r) {
+        return r.slice();
+      }),
+    };
   }
   root.forward = forward;
 
