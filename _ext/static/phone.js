@@ -121,6 +121,10 @@
     big.height = img.naturalHeight;
     pane2.replaceChildren(big);
     zoomDialog.showModal();
+    pane2.scrollLeft = 0;
+    watch(pane2);
+    if (big.complete) cues([pane2]);
+    else big.addEventListener("load", function () { cues([pane2]); }, { once: true });
   }
 
   function markFigure(img) {
