@@ -12,7 +12,7 @@
   }
   // The embedded data (1.3 MB of JSON for three checkpoints) is read, and a checkpoint's
   // weights decoded, only when the widget starts: once it comes near the screen, when the
-  // page is idle after loading, or when the reader reaches it first (start, below). The
+  // page is idle once parsed, or when the reader reaches it first (start, below). The
   // chapter's text is on the screen before then.
   var data = null;
   var cfg = null;
@@ -549,7 +549,7 @@
   });
 
   // The widget starts (reads its data, decodes the last step, draws) when it comes within a
-  // screen of the view, when the page is idle after loading, or when the reader touches it.
+  // screen of the view, when the page is idle once parsed, or when the reader touches it.
   var started = false;
   function start() {
     if (started) {
@@ -590,9 +590,10 @@
       setTimeout(start, 200);
     }
   }
-  if (document.readyState === "complete") {
-    whenIdle();
+  // After the page is parsed, not after it has loaded: the figures need not wait for it.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", whenIdle);
   } else {
-    window.addEventListener("load", whenIdle);
+    whenIdle();
   }
 })();
