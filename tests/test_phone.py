@@ -104,7 +104,9 @@ def check_drawers(browser) -> list[str]:
             continue
         tap_element(browser, buttons[0])
         try:
-            WebDriverWait(browser, 3, poll_frequency=0.05).until(lambda d, dialog=dialog: is_open(d, dialog))
+            WebDriverWait(browser, 3, poll_frequency=0.05).until(
+                lambda d, dialog=dialog: is_open(d, dialog)
+            )
         except Exception:
             problems.append(f"a tap on {toggle} did not open #{dialog}")
             continue
@@ -115,7 +117,9 @@ def check_drawers(browser) -> list[str]:
         )
         tap(browser, *right)
         try:
-            WebDriverWait(browser, 3, poll_frequency=0.05).until(lambda d, dialog=dialog: not is_open(d, dialog))
+            WebDriverWait(browser, 3, poll_frequency=0.05).until(
+                lambda d, dialog=dialog: not is_open(d, dialog)
+            )
         except Exception:
             problems.append(f"a tap beside #{dialog} did not close it")
             browser.execute_script(f"document.getElementById('{dialog}').close();")
@@ -174,8 +178,12 @@ def test_a_tap_enlarges_a_figure_to_its_drawn_size_and_a_tap_closes_it(browser, 
     assert img.rect["width"] < natural
     tap_element(browser, opener)
     dialog = browser.find_element(By.CSS_SELECTOR, "dialog.figure-zoom")
-    WebDriverWait(browser, 3, poll_frequency=0.05).until(lambda d: dialog.get_attribute("open") is not None)
+    WebDriverWait(browser, 3, poll_frequency=0.05).until(
+        lambda d: dialog.get_attribute("open") is not None
+    )
     big = dialog.find_element(By.TAG_NAME, "img")
     assert big.rect["width"] == natural and big.get_attribute("alt") == img.get_attribute("alt")
     tap_element(browser, dialog.find_element(By.CSS_SELECTOR, ".figure-zoom-close"))
-    WebDriverWait(browser, 3, poll_frequency=0.05).until(lambda d: dialog.get_attribute("open") is None)
+    WebDriverWait(browser, 3, poll_frequency=0.05).until(
+        lambda d: dialog.get_attribute("open") is None
+    )
