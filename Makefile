@@ -22,7 +22,7 @@ TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help book test nbval colab-check execute lint serve lab notebooks assignments grade clean pdf compat repository weights
+.PHONY: help bench-pages book test nbval colab-check execute lint serve lab notebooks assignments grade clean pdf compat repository weights
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -55,6 +55,11 @@ $(MATHJAX)/startup.js: $(MATHJAX)/tex-mml-chtml.js
 book: $(STAMP) $(MATHJAX)/startup.js  ## build the HTML book into _build/html
 	$(BIN)/jupyter-book build . --builder html -nW --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# A benchmark, not a test: the numbers vary with the machine (tools/bench_pages.py says what
+# each column measures).
+bench-pages: book  ## first paint, widget-ready time, bytes and keystroke cost of chapter 12 and the explorer, fast and slow
+	$(BIN)/python tools/bench_pages.py
 
 # Two test workers run two notebooks at once: with one thread each, torch and NumPy do not
 # start a second thread apiece to fight over a 2-core machine's cores (the whole book runs

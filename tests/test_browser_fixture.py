@@ -22,6 +22,7 @@ def test_only_conftest_starts_chromium_or_sets_its_flags():
     assert found == ["chromium.py"]  # the flags and the start, for the tests and make pdf
     uses = re.compile(r"^import chromium\b", re.M)
     assert sorted(p.name for p in sources if uses.search(p.read_text("utf-8"))) == [
+        "bench_pages.py",
         "build_pdf.py",
         "conftest.py",
     ]

@@ -124,6 +124,11 @@ def texts() -> list[str]:
     return out
 
 
+def settled(browser, root) -> None:
+    """Wait for the forward pass that typing asks for (debounced: data-lm-pending meanwhile)."""
+    WebDriverWait(browser, 10).until(lambda d: root.get_attribute("data-lm-pending") is None)
+
+
 def severe(driver) -> list[dict]:
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
@@ -159,6 +164,30 @@ def test_forward_matches_pytorch(browser, root):
                 worst[key] = max(worst[key], diff)
     print(f"largest |JS - PyTorch|: {worst}")
     assert severe(browser) == []
+
+
+def test_forward_reuses_the_rows_a_new_text_shares_with_the_last(browser, root):
+    # lm.js keeps the last call's rows: typing at the end, deleting, editing in the middle,
+    # the same text again and another step must each give what a fresh pass gives.
+    base = texts()[-1]
+    sequence = [
+        (base[:40], 8000),
+        (base[:41], 8000),  # one character typed at the end
+        (base, 8000),
+        (base[:30], 8000),  # cut back
+        (base[:10] + "Q" + base[11:60], 8000),  # an edit in the middle
+        (base[:10] + "Q" + base[11:60], 8000),  # the same text again
+        (base[:10] + "Q" + base[11:60], DEFAULT_STEPS[0]),  # another step: nothing kept
+    ]
+    for text, step in sequence:
+        got = browser.execute_script(
+            "return arguments[0].forward(arguments[1], arguments[2]);", root, text, step
+        )
+        want = lm.forward(text, step)
+        for key in ("attention", "logits"):
+            got_key = np.asarray(got[key], dtype=np.float64)
+            assert got_key.shape == want[key].shape, (key, len(text))
+            assert float(np.abs(got_key - want[key]).max()) < TOLERANCE, (key, len(text), step)
 
 
 def test_forward_refuses_bad_input(browser, root):
@@ -217,12 +246,22 @@ def test_a_new_text_selects_its_last_character_and_heads_are_named_layer_dot_hea
         box,
         text,
     )
+    assert root.get_attribute("data-lm-pending") == "true"  # debounced: drawn after a pause
+    settled(browser, root)
     assert root.get_attribute("data-position") == str(len(text) - 1)
     rows = root.find_elements(By.CSS_SELECTOR, '[data-layer="1"] th[scope="row"]')
     assert [r.text for r in rows][-4:] == ["1.0", "1.1", "1.2", "1.3"]
     # past 24 keys a head's row is a heat strip, and a line says so
     assert root.find_elements(By.CSS_SELECTOR, "[data-lm-legend]")
     assert "heat strip" in root.find_element(By.CSS_SELECTOR, "[data-lm-legend]").text
+    # a tap on a strip's cell shows its value (a touch screen shows no title)
+    cell = root.find_elements(By.CSS_SELECTOR, '[data-layer="1"] td[data-cell]')[-2]
+    cell.click()
+    shown = root.find_element(By.CSS_SELECTOR, '[data-layer="1"] [data-lm-cell-value]').text
+    assert shown == cell.get_attribute("title") and shown.endswith(
+        f"{float(cell.get_attribute('data-value')):.4f}"
+    )
+    assert cell.get_attribute("aria-current") == "true"
     assert root.find_elements(By.CSS_SELECTOR, "[data-lm-hint]")
     assert severe(browser) == []
 
@@ -232,6 +271,7 @@ def test_outside_vocabulary_message(browser, root):
     message = root.find_element(By.CSS_SELECTOR, "[data-lm-message]")
     assert message.text == ""
     box.send_keys("é")
+    settled(browser, root)
     assert root.get_attribute("data-lm-state") == "invalid"
     assert "é" in message.text and "U+00E9" in message.text
     assert "vocabulary" in message.text
@@ -239,6 +279,7 @@ def test_outside_vocabulary_message(browser, root):
     browser.execute_script(
         "const b = arguments[0]; b.value = 'hello'; b.dispatchEvent(new Event('input'));", box
     )
+    settled(browser, root)
     assert root.get_attribute("data-lm-state") == "ok"
     assert message.text == ""
     assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")) == 5

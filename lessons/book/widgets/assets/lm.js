@@ -10,12 +10,28 @@
   if (!root) {
     return;
   }
-  var data = core.readData(root, "data-lm-data");
-  var cfg = data.config;
-  var vocab = data.vocab;
+  // The embedded data (1.3 MB of JSON for three checkpoints) is read, and a checkpoint's
+  // weights decoded, only when the widget starts: once it comes near the screen, when the
+  // page is idle once parsed, or when the reader reaches it first (start, below). The
+  // chapter's text is on the screen before then.
+  var data = null;
+  var cfg = null;
+  var vocab = null;
   var index = {};
-  for (var c = 0; c < vocab.length; c++) {
-    index[vocab[c]] = c;
+  var steps = [];
+  function load() {
+    if (data) {
+      return;
+    }
+    data = core.readData(root, "data-lm-data");
+    cfg = data.config;
+    vocab = data.vocab;
+    for (var c = 0; c < vocab.length; c++) {
+      index[vocab[c]] = c;
+    }
+    steps = data.checkpoints.map(function (entry) {
+      return entry.step;
+    });
   }
 
   // IEEE half (16 bits) to a JavaScript number: exact, subnormals included.
@@ -36,16 +52,16 @@
   // alphabet is Python's base64.b85encode's with ".", "," and ":" for "<", ">" and "&"
   // (lm_widget.py, PAGE_B85); a short last group is padded with the last digit.
   var B85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%:()*+-;.=,?@^_`{|}~";
-  var digit = {};
+  var digit = new Uint8Array(128); // character code -> its base-85 digit
   for (var d = 0; d < B85.length; d++) {
-    digit[B85[d]] = d;
+    digit[B85.charCodeAt(d)] = d;
   }
   function bytes85(text, length) {
     var out = new Uint8Array(Math.ceil(text.length / 5) * 4);
     for (var g = 0; g < text.length; g += 5) {
       var n = 0;
       for (var k = 0; k < 5; k++) {
-        n = n * 85 + (g + k < text.length ? digit[text[g + k]] : 84);
+        n = n * 85 + (g + k < text.length ? digit[text.charCodeAt(g + k)] : 84);
       }
       for (var b = 3; b >= 0; b--) {
         out[(g / 5) * 4 + b] = n % 256;
@@ -55,23 +71,34 @@
     return out.subarray(0, length);
   }
 
+  // Every float16 bit pattern's value, computed once (65,536 entries): decoding is then one
+  // look-up per weight instead of a power of two.
+  var halves = null;
+  function halfTable() {
+    if (!halves) {
+      halves = new Float32Array(65536);
+      for (var bits = 0; bits < 65536; bits++) {
+        halves[bits] = half(bits);
+      }
+    }
+    return halves;
+  }
+
   // A tensor's little-endian float16 bytes to a Float32Array (float16 fits float32 exactly).
   function decode(tensor) {
     var size = tensor.shape.reduce(function (a, b) {
       return a * b;
     }, 1);
     var raw = bytes85(tensor.b85, 2 * size);
+    var table = halfTable();
     var out = new Float32Array(size);
     for (var k = 0; k < size; k++) {
-      out[k] = half(raw[2 * k] | (raw[2 * k + 1] << 8));
+      out[k] = table[raw[2 * k] | (raw[2 * k + 1] << 8)];
     }
     return out;
   }
 
   var models = {};
-  var steps = data.checkpoints.map(function (entry) {
-    return entry.step;
-  });
 
   // The weights of one embedded step, decoded once when first used.
   function weights(step) {
@@ -145,8 +172,15 @@
     return y;
   }
 
+  // The model is causal: row i of every layer depends on positions 0 .. i only. So the last
+  // call's rows are kept (`kept`), and a text that shares its first p characters with the last
+  // one (at the same step) computes rows p .. n-1 alone: typing at the end costs one row, not
+  // the whole text. Each row is computed by the same operations either way.
+  var kept = null;
+
   // The contract: attention [layer][head][n][n] and logits [n][vocab] of `checkpoint` on `text`.
   function forward(text, checkpoint) {
+    load();
     var problem = outside(text);
     if (problem) {
       throw new Error(problem);
@@ -163,33 +197,59 @@
     var h = cfg.num_heads;
     var dk = d / h;
     var scale = Math.sqrt(dk);
-    var x = new Float32Array(n * d); // the residual stream [n, d_model]
-    for (var i = 0; i < n; i++) {
-      var id = index[text[i]];
-      for (var k = 0; k < d; k++) {
-        x[i * d + k] = W["embed.weight"][id * d + k] + W["pos.weight"][i * d + k];
+    var old = kept && kept.checkpoint === checkpoint ? kept : null;
+    var p = 0; // rows 0 .. p-1 are the last call's
+    if (old) {
+      var shared = Math.min(old.text.length, n);
+      while (p < shared && old.text[p] === text[p]) {
+        p++;
+      }
+      if (p === n) {
+        p = n - 1; // the same text (or a prefix): recompute its last row, so every path runs
       }
     }
-    var attention = [];
+    var m = n - p; // rows computed here
+    // A kept row of weights, cut or padded with zeros to the new length n.
+    function resized(row) {
+      var out = row.slice(0, Math.min(n, row.length));
+      while (out.length < n) {
+        out.push(0);
+      }
+      return out;
+    }
+    var x = new Float32Array(m * d); // the residual stream of rows p .. n-1 [m, d_model]
+    for (var i = p; i < n; i++) {
+      var id = index[text[i]];
+      for (var k = 0; k < d; k++) {
+        x[(i - p) * d + k] = W["embed.weight"][id * d + k] + W["pos.weight"][i * d + k];
+      }
+    }
+    var layers = [];
     for (var layer = 0; layer < cfg.n_layers; layer++) {
-      var p = "attns." + layer + ".";
-      var normed = layerNorm(x, n, d, W["norms." + layer + ".weight"], W["norms." + layer + ".bias"]);
-      var inProj = W[p + "in_proj.weight"]; // [3 d_model, d_model]: Q rows, K rows, V rows
-      var Q = linear(normed, n, d, inProj, 0, d);
-      var K = linear(normed, n, d, inProj, d, d);
-      var V = linear(normed, n, d, inProj, 2 * d, d);
-      var merged = new Float32Array(n * d); // heads side by side [n, h * d_k]
+      var pre = "attns." + layer + ".";
+      var normed = layerNorm(x, m, d, W["norms." + layer + ".weight"], W["norms." + layer + ".bias"]);
+      var inProj = W[pre + "in_proj.weight"]; // [3 d_model, d_model]: Q rows, K rows, V rows
+      var Q = linear(normed, m, d, inProj, 0, d); // rows p .. n-1
+      var K = new Float32Array(n * d); // every row: new queries read the kept keys too
+      var V = new Float32Array(n * d);
+      if (p) {
+        K.set(old.layers[layer].K.subarray(0, p * d));
+        V.set(old.layers[layer].V.subarray(0, p * d));
+      }
+      K.set(linear(normed, m, d, inProj, d, d), p * d);
+      V.set(linear(normed, m, d, inProj, 2 * d, d), p * d);
+      var merged = new Float32Array(m * d); // heads side by side [m, h * d_k]
       var heads = [];
       for (var head = 0; head < h; head++) {
-        var rows = [];
+        var rows = p ? old.layers[layer].attention[head].slice(0, p).map(resized) : [];
         var off = head * dk;
-        for (i = 0; i < n; i++) {
+        for (i = p; i < n; i++) {
           var z = new Float64Array(i + 1); // causal: keys 0 .. i
           var max = -Infinity;
           for (var j = 0; j <= i; j++) {
             var s = 0;
             for (k = 0; k < dk; k++) {
-              s += Q[i * d + off + k] * K[j * d + off + k];
+              s += Q[(i - p) * d + off + k] * K[j * d + off + k];
             }
             z[j] = Math.fround(s) / scale;
             if (z[j] > max) {
@@ -211,24 +271,36 @@
             for (j = 0; j <= i; j++) {
               o += row[j] * V[j * d + off + k];
             }
-            merged[i * d + off + k] = o;
+            merged[(i - p) * d + off + k] = o;
           }
         }
         heads.push(rows);
       }
-      attention.push(heads);
-      var out = linear(merged, n, d, W[p + "out_proj.weight"], 0, d);
-      for (k = 0; k < n * d; k++) {
+      layers.push({ K: K, V: V, attention: heads });
+      var out = linear(merged, m, d, W[pre + "out_proj.weight"], 0, d);
+      for (k = 0; k < m * d; k++) {
         x[k] += out[k];
       }
     }
-    var final = layerNorm(x, n, d, W["final_norm.weight"], W["final_norm.bias"]);
-    var flat = linear(final, n, d, W["unembed.weight"], 0, cfg.vocab, W["unembed.bias"]);
-    var logits = [];
-    for (i = 0; i < n; i++) {
+    var final = layerNorm(x, m, d, W["final_norm.weight"], W["final_norm.bias"]);
+    var flat = linear(final, m, d, W["unembed.weight"], 0, cfg.vocab, W["unembed.bias"]);
+    var logits = p ? old.logits.slice(0, p) : [];
+    for (i = 0; i < m; i++) {
       logits.push(Array.prototype.slice.call(flat.subarray(i * cfg.vocab, (i + 1) * cfg.vocab)));
     }
-    return { attention: attention, logits: logits };
+    kept = { text: text, checkpoint: checkpoint, layers: layers, logits: logits };
+    return {
+      attention: layers.map(function (entry) {
+        return entry.attention.map(function (rows) {
+          return rows.map(function (r) {
+            return r.slice();
+          });
+        });
+      }),
+      logits: logits.map(function (r) {
+        return r.slice();
+      }),
+    };
   }
   root.forward = forward;
 
@@ -316,7 +388,7 @@
               "data-lm-legend": "",
               text:
                 "More than " + COMPACT + " positions: each head's row is a heat strip, " +
-                "brighter for more weight; hover over a cell for its value. The list " +
+                "brighter for more weight; tap or hover over a cell for its value. The list " +
                 "gives each head's three strongest positions.",
             }),
           ]
@@ -325,7 +397,11 @@
         core.element(
           "div",
           { class: "llm-layer", "data-layer": layer },
-          [table].concat(legend, [core.element("ul", { class: "llm-most", "data-lm-most": layer }, most)])
+          [table].concat(
+            legend,
+            compact ? [core.element("p", { class: "llm-cell-value", "data-lm-cell-value": "", "aria-live": "polite" })] : [],
+            [core.element("ul", { class: "llm-most", "data-lm-most": layer }, most)]
+          )
         )
       );
     });
@@ -372,6 +448,9 @@
   }
 
   function recompute() {
+    clearTimeout(pending);
+    pending = null;
+    root.removeAttribute("data-lm-pending");
     var text = box.value;
     stepLabel.textContent = String(step());
     var problem = outside(text);
@@ -410,6 +489,32 @@
     select(changed ? text.length - 1 : state.position);
   }
 
+  // Typing recomputes once the reader pauses (DEBOUNCE_MS), not on every keystroke: a
+  // forward pass over a long text and the redraw take tens of milliseconds. Until then the
+  // root carries data-lm-pending.
+  var DEBOUNCE_MS = 150;
+  var pending = null;
+  function recomputeSoon() {
+    clearTimeout(pending);
+    root.setAttribute("data-lm-pending", "true");
+    pending = setTimeout(recompute, DEBOUNCE_MS);
+  }
+
+  // A heat strip's numbers are in each cell's title, which a touch screen never shows: a
+  // tap on a cell writes its value under the strip.
+  view.addEventListener("click", function (event) {
+    var cell = event.target.closest("table.llm-compact td[data-cell]");
+    if (!cell) {
+      return;
+    }
+    var layer = cell.closest("[data-layer]");
+    Array.prototype.forEach.call(layer.querySelectorAll('td[aria-current="true"]'), function (other) {
+      other.removeAttribute("aria-current");
+    });
+    cell.setAttribute("aria-current", "true");
+    layer.querySelector("[data-lm-cell-value]").textContent = cell.title;
+  });
+
   strip.addEventListener("click", function (event) {
     var button = event.target.closest("[data-lm-pos]");
     if (button && state.result) {
@@ -431,13 +536,64 @@
     Home: move(0),
     End: move(null),
   });
-  box.addEventListener("input", recompute);
-  slider.addEventListener("input", recompute);
-  slider.setAttribute("aria-valuetext", "step " + step());
-  slider.addEventListener("input", function () {
-    slider.setAttribute("aria-valuetext", "step " + step());
+  box.addEventListener("input", function () {
+    if (started) {
+      recomputeSoon();
+    }
   });
-  state.position = Math.max(0, box.value.length - 1);
-  recompute();
-  core.ready(root);
+  slider.addEventListener("input", function () {
+    if (started) {
+      recompute();
+      slider.setAttribute("aria-valuetext", "step " + step());
+    }
+  });
+
+  // The widget starts (reads its data, decodes the last step, draws) when it comes within a
+  // screen of the view, when the page is idle once parsed, or when the reader touches it.
+  var started = false;
+  function start() {
+    if (started) {
+      return;
+    }
+    started = true;
+    // Three tasks, so the page answers in between: read the data, decode the step shown,
+    // then the forward pass and the drawing.
+    load();
+    setTimeout(function () {
+      weights(step());
+      setTimeout(function () {
+        slider.setAttribute("aria-valuetext", "step " + step());
+        state.position = Math.max(0, box.value.length - 1);
+        recompute();
+        core.ready(root);
+      }, 0);
+    }, 0);
+  }
+  root.addEventListener("focusin", start);
+  root.addEventListener("pointerdown", start);
+  if (window.IntersectionObserver) {
+    var seen = new IntersectionObserver(
+      function (entries) {
+        if (entries.some(function (entry) { return entry.isIntersecting; })) {
+          seen.disconnect();
+          start();
+        }
+      },
+      { rootMargin: "100% 0px" }
+    );
+    seen.observe(root);
+  }
+  function whenIdle() {
+    if (window.requestIdleCallback) {
+      window.requestIdleCallback(start, { timeout: 2000 });
+    } else {
+      setTimeout(start, 200);
+    }
+  }
+  // After the page is parsed, not after it has loaded: the figures need not wait for it.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", whenIdle);
+  } else {
+    whenIdle();
+  }
 })();
