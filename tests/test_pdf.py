@@ -68,7 +68,7 @@ def text() -> str:
 def test_the_pdf_has_the_whole_book(text):
     pages = text.count("\f")
     assert pages >= 80, f"only {pages} pages"
-    flat = " ".join(text.split())
+    flat = " ".join(text.split()).replace("\u2019", "'")  # the book prints today's as today’s
     for chapter in CHAPTERS:
         assert _title(chapter) in flat, f"{chapter.name}'s title is not in the PDF"
     for back_matter in ("Contents", "Explorer", "Cheat sheet", "Glossary", "References"):
