@@ -25,7 +25,14 @@ import torch
 
 from ._validate import as_numpy, check_budget, positive_int
 
-__all__ = ["PUBLISHED", "CacheLayout", "KVCache", "kv_cache_bytes", "window_mask"]
+__all__ = [
+    "PUBLISHED",
+    "CacheLayout",
+    "KVCache",
+    "kv_cache_bytes",
+    "new_positions",
+    "window_mask",
+]
 
 
 def window_mask(q_positions: object, k_positions: object, window: int | None = None) -> np.ndarray:
@@ -121,6 +128,19 @@ class KVCache:
         self.tensors = tuple(t[..., first:, :] for t in new)  # [B, heads, kept, width] each
         self.positions = everything[first:]  # [kept]
         return tuple(new), everything
+
+
+def new_positions(n: int, cache: KVCache | None, positions: object = None) -> np.ndarray:
+    """The positions ``[n]`` of ``n`` new tokens (chapter 13): given, or right after the cache.
+
+    With no cache the text starts at 0; after a prefill the next token sits at
+    ``cache.next_position``, not at 0 and not at the cache's length (a rolling cache drops
+    tokens but positions keep counting).
+    """
+    if positions is not None:
+        return np.asarray(positions)
+    start = cache.next_position if cache is not None else 0
+    return np.arange(start, start + n)  # [n]
 
 
 @dataclass(frozen=True)

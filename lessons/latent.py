@@ -22,13 +22,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 from torch import nn
 
 from ._validate import positive_int
 from .attention import attention
-from .kv_cache import KVCache, window_mask
+from .kv_cache import KVCache, new_positions, window_mask
 from .modern import RMSNorm
 from .multihead import merge_heads, split_heads
 from .positions import rope
@@ -109,10 +108,7 @@ class LatentAttention(nn.Module):
     ) -> torch.Tensor:
         c = self.config
         B, n, _ = X.shape
-        if positions is None:
-            start = cache.next_position if cache is not None else 0
-            positions = np.arange(start, start + n)  # [n]
-        positions = np.asarray(positions)
+        positions = new_positions(n, cache, positions)  # [n]
         # [B, h, n, nope_dim] and [B, h, n, d_R]
         Q_nope, Q_rope = self.queries(X).split([c.nope_dim, c.rope_dim], dim=-1)
         Q_rope = rope(Q_rope, positions, c.rope_base)  # [B, h, n, d_R]

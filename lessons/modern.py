@@ -31,7 +31,7 @@ from torch import nn
 
 from ._validate import positive_int
 from .attention import attention
-from .kv_cache import KVCache, window_mask
+from .kv_cache import KVCache, new_positions, window_mask
 from .multihead import merge_heads, split_heads
 from .positions import rope
 
@@ -189,10 +189,7 @@ class ModernAttention(nn.Module):
     ) -> torch.Tensor:
         c = self.config
         B, n, _ = X.shape
-        if positions is None:
-            start = cache.next_position if cache is not None else 0
-            positions = np.arange(start, start + n)  # [n]
-        positions = np.asarray(positions)
+        positions = new_positions(n, cache, positions)  # [n]
         q = self.q_proj(X)  # [B, n, h * d_k], or [B, n, 2 h d_k] with a gate
         if c.gate:  # each head's columns: its query, then its gate
             per_head = q.view(B, n, c.num_heads, 2 * c.head_dim)  # [B, n, h, 2 d_k]
