@@ -35,6 +35,7 @@ Usage: python tools/slides.py [--out DIR] [NOTEBOOK ...]
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import html
 import re
@@ -52,10 +53,16 @@ import reader_notebooks as rn  # noqa: E402
 
 ROOT = rn.ROOT
 OUT = ROOT / "_build" / "slides"
-SLIDE, OUTLINE, FRAGMENT = "slide", "slide-outline", "slide-fragment"
-TAGS = (SLIDE, OUTLINE, FRAGMENT)
+SLIDE, OUTLINE, FRAGMENT, CODE = "slide", "slide-outline", "slide-fragment", "slide-code"
+TAGS = (SLIDE, OUTLINE, FRAGMENT, CODE)
 REVEAL = ROOT / "node_modules" / "reveal.js" / "dist"
-REVEAL_FILES = ("reveal.js", "reveal.css", "theme/white.css", "plugin/notes.js")
+REVEAL_FILES = (
+    "reveal.js",
+    "reveal.css",
+    "theme/white.css",
+    "plugin/notes.js",
+    "plugin/highlight.js",
+)
 MATHJAX_DIRS = (
     ROOT / ".mathjax" / "_static" / "mathjax",
     ROOT / "node_modules" / "mathjax" / "es5",
@@ -108,6 +115,7 @@ class SlideText(rn.Page):
         super().__init__(book, page, glue)
         self.boxes: list[str] = []
         self.outline = False  # an outline (`slide-outline`) keeps no prose paragraph
+        self.notes: list[str] | None = None  # where a box's shortened prose goes
 
     def role(self, name: str, content: str) -> str:
         if name.startswith("glue"):
@@ -137,12 +145,15 @@ class SlideText(rn.Page):
             title = self.inline(argument) if name == "admonition" else name.title()
             if name != "admonition" and argument:
                 body = [argument, "", *body]
-            content = _render(self.markdown("\n".join(body).strip("\n")), self.outline)
+            content = _render(
+                self.markdown("\n".join(body).strip("\n")), self.outline, self.notes
+            )
             if not content.strip():
                 return ""  # a box of prose, in an outline
-            self.boxes.append(
-                f'<div class="box"><p class="box-title">{_inline(title)}</p>{content}</div>'
-            )
+            opening = f'<div class="box"><p class="box-title">{_inline(title)}</p>'
+            going_on = f'<div class="box"><p class="box-title">{_inline(title)} (continued)</p>'
+            content = content.replace(SPLIT, f"</div>{SPLIT}{going_on}")
+            self.boxes.append(f"{opening}{content}</div>")
             return PLACEHOLDER.format(len(self.boxes) - 1)
         return ""  # other directives (figures, tables of contents): left out
 
@@ -162,19 +173,153 @@ def _drop_missing(markdown: str) -> str:
     return "".join(kept)
 
 
-#: A prose paragraph longer than this many words is a wall: the slide keeps its first
-#: sentence and the speaker notes get all of it.
+#: A prose paragraph, a list item or a figure's caption longer than this many words is a
+#: wall: the slide keeps its first sentence (or its first `WALL` words) and the speaker
+#: notes get all of it.
 WALL = 45
+#: A list item longer than this many words keeps its first sentence (or `ITEM_WALL` words).
+ITEM_WALL = 32
+#: An inline formula `$x = ...$` in prose an outline leaves off defines `x`: when a display
+#: formula the slide keeps uses `x` and nothing kept defines it, the definition stays
+#: (`where x = ...`), so that no slide uses a symbol it does not define.
+DEFINITION = re.compile(r"^\s*([^=<>]{1,40}?)\s*=\s*(?=\S)([^=]+)$", re.S)
 
 
 def _words(tokens) -> int:
     return sum(len(t.content.split()) for t in tokens if t.type == "inline")
 
 
+# Spans a cut may not split: inline math, inline code, and MyST's placeholders.
+ATOM = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|`[^`]*`|\S+", re.S)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`'s first sentence, or its first `limit` words and an ellipsis if shorter.
+
+    A formula or a piece of code counts as one word and is never cut in two.
+    """
+    lead = re.split(r"(?<=[.!?:])\s+(?=[A-Z(`$])", text.strip(), maxsplit=1)[0]
+    atoms = ATOM.findall(lead)
+    if len(atoms) <= limit:
+        return lead
+    return " ".join(atoms[:limit]).rstrip(",;:") + " …"
+
+
+def _shorten_items(group, limit: int, notes: list[str] | None) -> None:
+    """Each list item of more than `limit` words keeps its first sentence; notes get it all."""
+    for k, token in enumerate(group):
+        if token.type != "list_item_open":
+            continue
+        inline = next((t for t in group[k:] if t.type == "inline"), None)
+        if inline is None or len(inline.content.split()) <= limit:
+            continue
+        if notes is not None:
+            notes.append(f"<p>{MD.renderInline(inline.content)}</p>")
+        short = _cut(inline.content, limit)
+        inline.content = short
+        inline.children = MD.parseInline(short)[0].children
+
+
+def _inline_math(tokens) -> list[str]:
+    return [
+        child.content
+        for t in tokens
+        if t.type == "inline"
+        for child in t.children or []
+        if child.type == "math_inline"
+    ]
+
+
+def _where(dropped: list, kept: list) -> list[tuple[int, str]]:
+    """Definitions in dropped prose of symbols a kept display formula uses (see DEFINITION).
+
+    Each comes with the index of the first kept group whose display math uses it.
+    """
+    defined = {" ".join(m.split()) for group in kept for m in _inline_math(group)}
+    found, seen = [], set()
+    for group in dropped:
+        for formula in _inline_math(group):
+            match = DEFINITION.match(formula)
+            if match is None:
+                continue
+            symbol, value = " ".join(match.group(1).split()), match.group(2)
+            bare = re.sub(r"\{[^{}]*\}", "", re.sub(r"\{[^{}]*\}", "", symbol))
+            if (
+                not re.search(r"[_']", symbol)  # a single letter matches too much
+                or re.search(r"\s", bare)  # an expression, not one symbol
+                or re.fullmatch(r"[-+\d\s.,()\[\]]+", value)  # a value of the example
+                or symbol in seen
+                or any(symbol in d for d in defined)
+            ):
+                continue
+            for index, kept_group in enumerate(kept):
+                display = " ".join(
+                    " ".join(t.content.split())
+                    for t in kept_group
+                    if t.type in ("math_block", "math_block_label")
+                )
+                if symbol in display and not re.search(re.escape(symbol) + r"\s*&?=", display):
+                    found.append((index, formula))
+                    seen.add(symbol)
+                    break
+    return found
+
+
+#: A slide shows at most this many list items, or this many words of them: a longer list
+#: goes on over the next slides ("… (continued)").
+MAX_ITEMS, LIST_WORDS = 8, 170
+SPLIT = "<!--slide-split-->"  # where a long list goes on to the next slide
+
+
+def _split_list(group) -> list:
+    """A top-level list as one group, or, when too long for a slide, several groups with an
+    empty group (a slide break) between them."""
+    items, depth, start = [], 0, None
+    for k, token in enumerate(group):
+        if token.type == "list_item_open" and depth == 1:
+            start = k
+        depth += token.nesting
+        if token.type == "list_item_close" and depth == 1:
+            items.append((start, k + 1, _words(group[start : k + 1])))
+    if len(items) <= MAX_ITEMS and sum(w for *_, w in items) <= LIST_WORDS:
+        return [group]
+    total = sum(w for *_, w in items)
+    count = max(-(-len(items) // MAX_ITEMS), -(-total // LIST_WORDS))
+    while True:  # `count` slides of about equal words, each within both limits
+        chunks, chunk, words = [], [], 0
+        for k, item in enumerate(items):
+            left = len(items) - k  # items not placed yet, this one included
+            full = len(chunk) == MAX_ITEMS or words + item[2] > LIST_WORDS
+            if chunk and len(chunks) < count - 1 and (full or words >= total / count):
+                chunks.append(chunk)
+                chunk, words = [], 0
+            elif chunk and left <= count - 1 - len(chunks):
+                chunks.append(chunk)
+                chunk, words = [], 0
+            chunk.append(item)
+            words += item[2]
+        chunks.append(chunk)
+        if all(
+            len(c) <= MAX_ITEMS and sum(w for *_, w in c) <= LIST_WORDS or len(c) == 1
+            for c in chunks
+        ):
+            break
+        count += 1
+    out, number = [], 1
+    for chunk in chunks:
+        opening = group[0].copy()
+        if opening.type == "ordered_list_open" and number > 1:
+            opening.attrs = {**(opening.attrs or {}), "start": number}
+        body = [t for first, last, _ in chunk for t in group[first:last]]
+        out += [[opening, *body, group[-1]], []]
+        number += len(chunk)
+    return out[:-1]
+
+
 def _render(markdown: str, outline: bool = False, notes: list[str] | None = None) -> str:
     """A cell's Markdown as slide HTML; the prose it leaves off goes into `notes`."""
     tokens = MD.parse(markdown)
-    kept, group, depth = [], [], 0
+    kept, dropped, group, depth = [], [], [], 0
     for token in tokens:
         group.append(token)
         depth += token.nesting
@@ -191,17 +336,28 @@ def _render(markdown: str, outline: bool = False, notes: list[str] | None = None
         if outline and prose:
             if notes is not None:
                 notes.append(MD.renderer.render(group, MD.options, {}))
+            dropped.append(group)
         elif prose and first.type == "paragraph_open" and _words(group) > WALL:
             if notes is not None:
                 notes.append(MD.renderer.render(group, MD.options, {}))
-            text = group[1].content
-            lead = re.split(r"(?<=[.!?:])\s+(?=[A-Z(`$])", text, maxsplit=1)[0]
-            kept.extend(MD.parse(lead if lead != text else " ".join(text.split()[:WALL]) + " …"))
+            kept.append(MD.parse(_cut(group[1].content, WALL)))
         else:
-            kept.extend(group)
+            if first.type.endswith("list_open"):
+                _shorten_items(group, ITEM_WALL, notes)
+                kept.extend(_split_list(group))
+            else:
+                kept.append(group)
         group = []
-    out = MD.renderer.render(kept, MD.options, {})
-    return re.sub(r"</?a\b[^>]*>", "", out)  # no link leaves the deck
+    where = _where(dropped, kept) if outline else []
+    out = []
+    for index, kept_group in enumerate(kept):
+        if not kept_group:
+            out.append(SPLIT)
+            continue
+        for _, formula in (w for w in where if w[0] == index):
+            out.append(f'<p class="where">where {_tex(formula, False)}</p>')
+        out.append(MD.renderer.render(kept_group, MD.options, {}))
+    return re.sub(r"</?a\b[^>]*>", "", "".join(out))  # no link leaves the deck
 
 
 def _notes_html(notes: list[str]) -> str:
@@ -237,7 +393,7 @@ def _is_solution(cell: nbformat.NotebookNode) -> bool:
     )
 
 
-def _question(html_text: str) -> str | None:
+def _question(html_text: str, given: list[str] = ()) -> str | None:
     """The prompt of an in-page question (and its choices): never its answer or messages."""
     prompt = re.search(r'<p class="lq-prompt">(.*?)</p>', html_text, re.S)
     if prompt is None:
@@ -248,13 +404,56 @@ def _question(html_text: str) -> str | None:
         for c in re.findall(r'<label class="lq-choice">(.*?)</label>', html_text, re.S)
     ]
     items = "".join(f"<li>{c}</li>" for c in choices)
+    data = (
+        '<pre class="code short given"><code class="language-python" data-trim>'
+        f"{html.escape(chr(10).join(given))}</code></pre>"
+        if given
+        else ""
+    )
     return (
         '<div class="question"><p class="question-tag">Predict, then check</p>'
-        f"<p>{text}</p>" + (f'<ol type="A">{items}</ol>' if items else "") + "</div>"
+        f"{data}<p>{text}</p>" + (f'<ol type="A">{items}</ol>' if items else "") + "</div>"
     )
 
 
-def _code_parts(cell: nbformat.NotebookNode, text: SlideText) -> str:
+def _literal(node: ast.AST) -> bool:
+    """Whether an expression is written-out data: numbers (at least one), lists, tuples,
+    `np.inf`, and `np.array(...)` or `torch.tensor(...)` of such."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return bool(node.elts) and all(map(_literal, node.elts))
+    if isinstance(node, ast.UnaryOp):
+        return _literal(node.operand)
+    if isinstance(node, ast.Attribute):
+        return ast.unparse(node) in ("np.inf", "math.inf", "math.pi", "np.pi")
+    if isinstance(node, ast.Call):
+        name = ast.unparse(node.func)
+        return name in ("np.array", "torch.tensor") and len(node.args) == 1 and _literal(
+            node.args[0]
+        )
+    return False
+
+
+def givens(source: str) -> list[str]:
+    """The lines of a question's cell that write its data out (`x = [2.0, 1.0]`, with their
+    comment), before the call that asks it: a slide shows them with the prompt."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines, found = source.split("\n"), []
+    for node in tree.body:
+        if "question(" in ast.unparse(node):
+            break
+        if isinstance(node, ast.Assign) and _literal(node.value):
+            found += lines[node.lineno - 1 : node.end_lineno]
+    return found
+
+
+def _code_parts(
+    cell: nbformat.NotebookNode, text: SlideText, notes: list[str] | None = None
+) -> str:
     """What a code cell shows on a slide: figures, a question's prompt, or printed text."""
     mystnb = cell.metadata.get("mystnb", {})
     alt = mystnb.get("image", {}).get("alt", "")
@@ -276,7 +475,9 @@ def _code_parts(cell: nbformat.NotebookNode, text: SlideText) -> str:
             )
         elif "text/html" in data:
             value = data["text/html"]
-            prompt = _question("".join(value) if isinstance(value, list) else value)
+            prompt = _question(
+                "".join(value) if isinstance(value, list) else value, givens(cell.source)
+            )
             if prompt:
                 questions.append(prompt)
         elif output.get("output_type") == "stream" and output.get("name") == "stdout":
@@ -284,14 +485,120 @@ def _code_parts(cell: nbformat.NotebookNode, text: SlideText) -> str:
             printed.append("".join(value) if isinstance(value, list) else value)
     parts = questions[:]
     if figures:
-        figcaption = (
-            f"<figcaption>{_inline(_drop_missing(text.inline(caption)))}</figcaption>"
-            if caption
-            else ""
-        )
+        caption = _drop_missing(text.inline(caption)) if caption else ""
+        if len(ATOM.findall(caption)) > WALL:  # a wall of a caption: its first sentence
+            if notes is not None:
+                notes.append(f"<p>{_inline(caption)}</p>")
+            caption = _cut(caption, WALL)
+        figcaption = f"<figcaption>{_inline(caption)}</figcaption>" if caption else ""
         parts.append(f"<figure>{''.join(figures)}{figcaption}</figure>")
     if not parts and printed:
         parts.append(f"<pre>{html.escape(''.join(printed).rstrip())}</pre>")
+    return "".join(parts)
+
+
+#: A `slide-code` cell shows at most this many lines of code (a longer cell is an error: split
+#: it, or tag the cell that holds the point) and this many lines of its printed output (the
+#: rest is cut, marked by a last line "⋮").
+CODE_LINES, OUTPUT_LINES = 18, 8
+#: Code this short (lines, and characters in its longest line) shows in a larger font.
+SHORT_CODE = (10, 64)
+
+
+def _is_bookkeeping(node: ast.stmt) -> bool:
+    """A statement the slide leaves out: a bare `lessons.glue(...)` call or an IPython magic."""
+    if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
+        return False
+    func = node.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "glue"
+
+
+def code_lines(source: str) -> list[str]:
+    """The lines of a code cell a slide shows: without magics, `# NBVAL_` markers and bare
+    `lessons.glue(...)` calls (which only record a number for the text), blank lines at
+    either end, and runs of blank lines squeezed to one."""
+    lines = source.split("\n")
+    drop = {
+        k for k, line in enumerate(lines) if line.lstrip().startswith(("%", "!", "# NBVAL_"))
+    }
+    try:
+        tree = ast.parse("\n".join("" if k in drop else line for k, line in enumerate(lines)))
+    except SyntaxError:
+        tree = None
+    for node in tree.body if tree else []:
+        if _is_bookkeeping(node):
+            drop.update(range(node.lineno - 1, node.end_lineno))
+    kept = [line.rstrip() for k, line in enumerate(lines) if k not in drop]
+    squeezed = [
+        line for k, line in enumerate(kept) if line or (k and kept[k - 1])
+    ]
+    while squeezed and not squeezed[0]:
+        squeezed.pop(0)
+    while squeezed and not squeezed[-1]:
+        squeezed.pop()
+    return squeezed
+
+
+def _printed(cell: nbformat.NotebookNode) -> str:
+    """A code cell's printed text: its standard output, then a result's plain text."""
+    printed = []
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if output.get("output_type") == "stream" and output.get("name") == "stdout":
+            value = output["text"]
+        elif output.get("output_type") == "execute_result" and list(data) == ["text/plain"]:
+            value = data["text/plain"]
+        else:
+            continue
+        printed.append("".join(value) if isinstance(value, list) else value)
+    return "".join(printed).rstrip()
+
+
+LINES = re.compile(r"^slide-lines:(\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$")
+
+
+def _picked(cell: nbformat.NotebookNode, where: str) -> str:
+    """The source lines a `slide-lines:A-B,C-D` tag picks (numbered from 1), with `# ...`
+    where lines are left out between them; without the tag, the whole source."""
+    picks = [m.group(1) for t in cell.metadata.get("tags", []) if (m := LINES.match(t))]
+    if not picks:
+        return cell.source
+    lines = cell.source.split("\n")
+    chosen: list[int] = []
+    for part in picks[0].split(","):
+        first, _, last = part.partition("-")
+        chosen += range(int(first), int(last or first) + 1)
+    if not chosen or chosen[0] < 1 or chosen[-1] > len(lines) or chosen != sorted(set(chosen)):
+        raise ValueError(f"{where}: slide-lines:{picks[0]} does not pick lines 1 to {len(lines)}")
+    out = []
+    for k, number in enumerate(chosen):
+        if k and number != chosen[k - 1] + 1:
+            indent = re.match(r"\s*", lines[number - 1]).group(0)
+            out.append(f"{indent}# ...")
+        out.append(lines[number - 1])
+    return "\n".join(out)
+
+
+def _code_slide(cell: nbformat.NotebookNode, where: str) -> str:
+    """A `slide-code` cell: its code, highlighted in the browser, and its printed output."""
+    lines = code_lines(_picked(cell, where))
+    if len(lines) > CODE_LINES:
+        raise ValueError(
+            f"{where} is tagged {CODE} but has {len(lines)} lines of code (at most "
+            f"{CODE_LINES}): split the cell, or tag the one that holds the point"
+        )
+    short = len(lines) <= SHORT_CODE[0] and max(map(len, lines)) <= SHORT_CODE[1]
+    size = "code short" if short else "code"
+    parts = [
+        f'<pre class="{size}"><code class="language-python" data-trim>'
+        f"{html.escape(chr(10).join(lines))}</code></pre>"
+    ]
+    printed = _printed(cell).split("\n")
+    if printed != [""]:
+        if len(printed) > OUTPUT_LINES:
+            printed = printed[: OUTPUT_LINES - 1] + ["⋮"]
+        parts.append(f'<pre class="output">{html.escape(chr(10).join(printed))}</pre>')
     return "".join(parts)
 
 
@@ -336,20 +643,24 @@ def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> De
                 )
             notes: list[str] = []
             if cell.cell_type == "markdown":
-                text.boxes, text.outline = [], tags[0] == OUTLINE
+                text.boxes, text.outline, text.notes = [], tags[0] == OUTLINE, notes
                 markdown = _drop_missing(text.markdown(cell.source))
                 content = _render(markdown, outline=tags[0] == OUTLINE, notes=notes)
                 for k, box in reversed(list(enumerate(text.boxes))):  # outer boxes first
                     content = content.replace(f"<p>{PLACEHOLDER.format(k)}</p>", box)
                     content = content.replace(PLACEHOLDER.format(k), box)
+            elif tags[0] == CODE:
+                content = _code_slide(cell, f"{path.name}: cell {index}")
             else:
-                content = _code_parts(cell, text)
+                content = _code_parts(cell, text, notes)
             if not content.strip():
                 raise ValueError(f"{path.name}: cell {index} is tagged {tags[0]} but shows nothing")
+            if tags[0] == CODE and cell.cell_type != "code":
+                raise ValueError(f"{path.name}: cell {index} is tagged {CODE} but holds no code")
             if tags[0] == FRAGMENT:
                 if not slides:
                     raise ValueError(f"{path.name}: cell {index} is a fragment before any slide")
-                slides[-1].parts.append(f'<div class="fragment">{content}</div>')
+                slides[-1].parts.append(f'<div class="fragment">{content.replace(SPLIT, "")}</div>')
                 slides[-1].notes += notes
             else:
                 top = headings[0] if headings else None
@@ -357,14 +668,22 @@ def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> De
                 own = bool(re.match(r"\s*<h[1-6]", content))  # the cell opens with a heading
                 if level == 1:
                     content = f'<p class="chapter">Chapter {number}</p>{content}'
-                slides.append(Slide(section, level, [content], has_heading=own, notes=notes))
+                first, *rest = content.split(SPLIT)
+                slides.append(Slide(section, level, [first], has_heading=own, notes=notes))
+                titles = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", first, re.S)
+                for part in rest:  # a long list, going on
+                    if level == 1:  # the title slide's box goes on, titled by the chapter
+                        slides.append(Slide(titles[0] if titles else section, 2, [part]))
+                    else:
+                        title = titles[-1] if titles else section
+                        slides.append(Slide(f"{title} (continued)", 2, [part]))
             talking = True
         elif cell.cell_type == "markdown" and slides and not _is_solution(cell):
             # The chapter's text after a slide, up to the next section, is what to say there.
             if any(len(h.group(1)) <= 2 for h in headings):
                 talking = False
             if talking:
-                text.boxes, text.outline = [], True
+                text.boxes, text.outline, text.notes = [], True, slides[-1].notes
                 _render(
                     _drop_missing(text.markdown(cell.source)), outline=True, notes=slides[-1].notes
                 )
@@ -404,6 +723,20 @@ STYLE = """
 .reveal figure img { max-height: 540px; max-width: 100%; margin: 0; }
 .reveal figcaption { font-size: 0.6em; color: #333; text-align: left; margin-top: 0.3em; }
 .reveal pre { font-size: 0.5em; box-shadow: none; }
+.reveal pre.code, .reveal pre.output { width: auto; margin: 0.3em 0; font-size: 0.6em;
+  line-height: 1.3; box-shadow: none; }
+.reveal pre.code.short { font-size: 0.75em; }
+.reveal pre.code code { max-height: none; overflow: visible; padding: 0.4em 0.6em;
+  background: #f6f8fa; color: #1f2328; border-left: 6px solid #56b4e9; font-size: 1em; }
+.reveal pre.output { color: #1f2328; border-left: 6px solid #999; padding: 0.3em 0.6em;
+  background: #fff; white-space: pre; }
+.reveal .hljs-keyword, .reveal .hljs-operator { color: #b3173b; }
+.reveal .hljs-built_in, .reveal .hljs-meta { color: #8a3a00; }
+.reveal .hljs-title, .reveal .hljs-params { color: #5a32a3; }
+.reveal .hljs-string, .reveal .hljs-subst { color: #0a3069; }
+.reveal .hljs-number, .reveal .hljs-literal { color: #0550ae; }
+.reveal .hljs-comment { color: #57606a; font-style: italic; }
+.reveal p.where { font-size: 0.8em; margin: 0.2em 0; }
 .reveal code { font-size: 0.9em; background: #f3f4f6; padding: 0 0.15em; }
 .reveal .math { font-size: 0.95em; margin: 0.4em 0; }
 """
@@ -468,9 +801,10 @@ def deck_html(deck: Deck) -> str:
 </div></div>
 <script src="reveal/reveal.js"></script>
 <script src="reveal/plugin/notes.js"></script>
+<script src="reveal/plugin/highlight.js"></script>
 <script>
 Reveal.initialize({{hash: true, width: 1280, height: 800, margin: 0.04, transition: "none",
-  plugins: [RevealNotes]}})
+  plugins: [RevealNotes, RevealHighlight]}})
   .then(function () {{ if (window.MathJax && MathJax.startup && MathJax.startup.document) {{
     MathJax.startup.promise.then(fitSlides); }} }});
 </script>
