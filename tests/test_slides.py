@@ -28,6 +28,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from repo_paths import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -102,7 +104,9 @@ def test_each_deck_opens_on_the_chapters_title_and_objectives_and_closes_on_its_
     first, last = deck.slides[0], deck.slides[-1]
     assert first.level == 1, f"{chapter.name}: tag its first cell (title, objectives)"
     assert "Learning objectives" in first.html()
-    assert ">Recap</h2>" in last.html(), f"{chapter.name}: tag its `## Recap` cell `slide`"
+    assert re.search(r">Recap( \(continued\))?</h2>", last.html()), (
+        f"{chapter.name}: tag its `## Recap` cell `slide`"
+    )
     assert 6 <= len(deck.slides) <= 25, f"{chapter.name}: {len(deck.slides)} slides"
 
 
@@ -256,6 +260,7 @@ def test_every_deck_loads_the_notes_plugin_and_every_chapter_deck_has_speaker_no
             continue
         page = (out / f"{name}.html").read_text(encoding="utf-8")
         assert 'src="reveal/plugin/notes.js"' in page and "RevealNotes" in page
+        assert 'src="reveal/plugin/highlight.js"' in page and "RevealHighlight" in page
         assert sum('<aside class="notes">' in s.html() for s in deck.slides) >= 3, name
 
 
@@ -323,6 +328,262 @@ def test_a_deck_without_tags_is_an_error_that_names_the_tags(tmp_path):
         slides.write_all([path], tmp_path / "out", root=ROOT, assets=False, log=lambda _: None)
 
 
+# --- code, questions' data, definitions, walls ----------------------------------------------
+
+
+def _code(source: str, tags: list[str], printed: str = "") -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": tags})
+    if printed:
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=printed)]
+    return cell
+
+
+def test_a_code_slide_shows_the_source_for_highlighting_and_its_printed_output(tmp_path):
+    source = (
+        "%matplotlib inline\n"
+        "# NBVAL_IGNORE_OUTPUT\n"
+        "scores = Q @ K.T  # [n_q, n_k]\n"
+        "lessons.glue('kept_out', 3)\n"
+        "top = lessons.glue(\n    'top', 2\n)\n"
+        "\n\n\n"
+        "print(scores < 1)\n"
+    )
+    printed = "".join(f"line {k}\n" for k in range(12))
+    path = _notebook(
+        tmp_path, [_markdown("# Small", "slide"), _code(source, ["slide-code"], printed)]
+    )
+    shown = _visible(slides.build_deck(path).slides[1].html())
+    code = re.search(
+        r'<pre class="code[^"]*"><code class="language-python"[^>]*>(.*?)</code>', shown, re.S
+    )
+    assert code is not None
+    lines = html.unescape(code.group(1)).split("\n")
+    # Magics, NBVAL markers and bare glue calls go; a glue that assigns stays; blank runs squeeze.
+    assert lines == [
+        "scores = Q @ K.T  # [n_q, n_k]",
+        "top = lessons.glue(",
+        "    'top', 2",
+        ")",
+        "",
+        "print(scores < 1)",
+    ]
+    assert "scores &lt; 1" in shown  # escaped, so the browser shows it as written
+    output = re.search(r'<pre class="output">(.*?)</pre>', shown, re.S).group(1).split("\n")
+    assert len(output) == slides.OUTPUT_LINES and output[0] == "line 0" and output[-1] == "⋮"
+
+
+def test_a_code_slide_too_long_is_an_error_unless_it_picks_its_lines(tmp_path):
+    long = "\n".join(f"x{k} = {k}  # [1]" for k in range(slides.CODE_LINES + 3))
+    path = _notebook(tmp_path, [_markdown("# Small", "slide"), _code(long, ["slide-code"])])
+    with pytest.raises(ValueError, match=r"cell 1 is tagged slide-code but has 21 lines"):
+        slides.build_deck(path)
+    picked = _code(long, ["slide-code", "slide-lines:1-2", "slide-lines:5"])
+    path = _notebook(tmp_path, [_markdown("# Small", "slide"), picked])
+    code = re.search(r"<code[^>]*>(.*?)</code>", slides.build_deck(path).slides[1].html(), re.S)
+    assert code.group(1).split("\n") == ["x0 = 0  # [1]", "x1 = 1  # [1]", "# ...", "x4 = 4  # [1]"]
+    wrong = _code(long, ["slide-code", "slide-lines:3-40"])
+    with pytest.raises(ValueError, match="does not pick lines"):
+        slides.build_deck(_notebook(tmp_path, [_markdown("# Small", "slide"), wrong]))
+    for cell in (
+        _code("# Solution\nanswer = 1", ["slide-code"]),
+        _code("answer = 1", ["hide-cell", "slide-code"]),
+    ):
+        with pytest.raises(ValueError, match="solution"):
+            slides.build_deck(_notebook(tmp_path, [_markdown("# Small", "slide"), cell]))
+    with pytest.raises(ValueError, match="holds no code"):
+        slides.build_deck(_notebook(tmp_path, [_markdown("# Small", "slide-code")]))
+
+
+#: The code each chapter's point rests on, shown on one of its slides (a `slide-code` cell).
+KEY_CODE = {
+    "01": ["def mix_by_similarity", "def soft_lookup"],
+    "02": ["K = np.array(", "def softmax_naive"],
+    "03": ["W_Q = rng.normal", "np.concatenate([W_Q, W_K, W_V], axis=1)"],
+    "04": ["def attention_numpy", "def attention_torch"],
+    "06": ["np.where(keep, Z, -np.inf)", "def self_attention"],
+    "07": [".transpose(1, 2)", "def multi_head_attention"],
+    "08": ["def rope_complex"],
+    "09": ["norm1(x + a)", "norm2(u + ffn_u)"],
+    "10": ["z_max_new = max(z_max", "K_cache[layer, t - 1]"],
+    "11": ["train(", "AttentionModel("],
+    "13": ["repeat_kv", "window_mask", "sink_softmax", "KVCache"],
+}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_where_the_chapters_point_is_code_a_slide_shows_that_code(built, chapter):
+    wanted = KEY_CODE.get(chapter.name[:2], [])
+    if not wanted:
+        pytest.skip("no code named for this chapter")
+    if chapter.name.startswith("13") and "slide-code" not in chapter.read_text(encoding="utf-8"):
+        pytest.skip("chapter 13's code slides are tagged after its rewrite (slides_tags_ch12_13)")
+    deck, _ = _deck(built, chapter)
+    code = "\n".join(
+        html.unescape(c)
+        for s in deck.slides
+        for c in re.findall(r'<pre class="code[^"]*"><code[^>]*>(.*?)</code>', s.html(), re.S)
+    )
+    assert [w for w in wanted if w not in code] == []
+
+
+def test_a_question_shows_the_data_its_cell_writes_out_unless_the_prompt_says_it(tmp_path):
+    stored = next(
+        cell
+        for cell in nbformat.read(CHAPTERS[1], as_version=4).cells
+        if "lessons.question(" in cell.source and "np.inf" in cell.source
+    )
+    assert slides.givens(stored.source) == [stored.source.split("\n")[0]]  # x = np.array([...])
+    assert slides.givens("rng = lessons.setup(3)\nn = len(x)\nlessons.question('?', 1)") == []
+    assert slides.givens("d, h = 512, 8\nlessons.question('?', 1)\ne = 3") == ["d, h = 512, 8"]
+    page = '<p class="lq-prompt"><span class="lq-tag">Predict</span> With h = 8 heads?</p>'
+    assert "<pre" in slides._question(page, ["d, h = 512, 8"])
+    assert "<pre" not in slides._question(page, ["h = 8  # heads"])  # the prompt says it
+
+
+DATA = re.compile(r'<pre\b|<table\b|class="math"|<figure\b')
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_every_prediction_slide_carries_its_data_or_follows_the_slide_that_does(built, chapter):
+    # Data: code or printed numbers, a table, a formula or a figure on the question's slide or
+    # on the slide just before it, or a prompt that states its numbers (at least two).
+    deck, _ = _deck(built, chapter)
+    bare = []
+    for i, slide in enumerate(deck.slides):
+        shown = _visible(slide.html())
+        for question in re.findall(r'<div class="question">(.*?)</div>', shown, re.S):
+            before = _visible(deck.slides[i - 1].html()) if i else ""
+            prompt = re.sub(r"<ol.*?</ol>|<[^>]+>", " ", question, flags=re.S)
+            numbers = re.findall(r"\d+(?:\.\d+)?", prompt)
+            if not (DATA.search(shown) or DATA.search(before) or len(numbers) >= 2):
+                bare.append(f"slide {i}: {' '.join(prompt.split())[:80]}")
+    assert bare == [], f"{chapter.name}: tag the cell that shows the data before the question"
+
+
+def test_deck_10s_update_defines_the_new_maximum_it_uses(built):
+    chapter = next(p for p in CHAPTERS if p.name.startswith("10_"))
+    deck, _ = _deck(built, chapter)
+    update = next(s for s in deck.slides if "\\ell' =" in s.html())
+    shown = _visible(update.html())
+    where = re.search(r'<p class="where">where \\\((.*?)\\\)</p>', shown)
+    assert where and where.group(1).startswith("z_{\\max}' = \\max(z_{\\max}")
+    assert shown.index('class="where"') < shown.index("\\ell' =")  # defined before it is used
+
+
+def test_an_outline_keeps_the_definition_of_a_symbol_its_formula_uses_and_no_other(tmp_path):
+    cell = _markdown(
+        "## Update\n\nThe new maximum is $m' = \\max(m, b)$, with $d_k = 4$ and $x_i = 2$.\n\n"
+        "- $m$, the maximum so far\n\n$$s' = s\\, e^{m - m'} + d_k$$",
+        "slide-outline",
+    )
+    shown = _visible(
+        slides.build_deck(_notebook(tmp_path, [_markdown("# Small", "slide"), cell]))
+        .slides[1]
+        .html()
+    )
+    assert "where \\(m' = \\max(m, b)\\)" in shown
+    assert "d_k = 4" not in shown  # a value of the example, not a definition
+    assert "x_i" not in shown  # not used by the formula
+
+
+#: Symbols a deck's display formulas use that a slide must define first: in its own or an
+#: earlier slide's text (inline math) or as the left-hand side of a formula. Extend the list
+#: as chapters define their symbols on their slides.
+SYMBOLS = (r"z_{\max}'", r"m_g", r"\omega_f", r"M_\Delta", r"h_{kv}", r"d_R", r"\phi", r"R_i")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_every_listed_symbol_a_formula_uses_is_defined_on_or_before_its_slide(built, chapter):
+    deck, _ = _deck(built, chapter)
+    seen, undefined = "", []
+    for i, slide in enumerate(deck.slides):
+        shown = html.unescape(_visible(slide.html()))
+        display = re.findall(r'<div class="math">\\\[(.*?)\\\]</div>', shown, re.S)
+        here = " ".join(re.findall(r"\\\((.*?)\\\)", shown, re.S))
+        here += " " + " ".join(m for d in display for m in re.findall(r"([^=&]*?)\s*&?=", d))
+        undefined += [
+            f"slide {i}: {s}"
+            for s in SYMBOLS
+            if any(s in d for d in display) and s not in seen + " " + here
+        ]
+        seen += " " + here
+    assert undefined == []
+
+
+def _words(fragment: str) -> int:
+    """Words a reader reads: code, display math and tables left out, inline math one word."""
+    fragment = re.sub(
+        r'<pre.*?</pre>|<div class="math">.*?</div>|<table.*?</table>', " ", fragment, flags=re.S
+    )
+    fragment = re.sub(r"\\\(.*?\\\)", " x ", fragment, flags=re.S)
+    return len(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+#: A slide is a wall when it holds more than this: prose words (paragraphs, boxes, captions),
+#: list items, words in one item, and words in all.
+PROSE, ITEMS, ITEM_WORDS, ALL_WORDS = 60, 8, 40, 160
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_no_slide_is_a_wall_of_text(built, chapter):
+    deck, _ = _deck(built, chapter)
+    walls = []
+    for i, slide in enumerate(deck.slides):
+        shown = _visible(slide.html())
+        no_question = re.sub(r'<div class="question">.*?</div>', " ", shown, flags=re.S)
+        no_list = re.sub(r"<(ul|ol)\b.*?</\1>", " ", no_question, flags=re.S)
+        prose = sum(
+            _words(p)
+            for p in re.findall(r"<(?:p|figcaption)\b[^>]*>(.*?)</(?:p|figcaption)>", no_list, re.S)
+        )
+        items = re.findall(r"<li>(.*?)</li>", no_question, re.S)
+        longest = max(map(_words, items), default=0)
+        if prose > PROSE or len(items) > ITEMS or longest > ITEM_WORDS or _words(shown) > ALL_WORDS:
+            walls.append(
+                f"slide {i} ({slide.title}): {prose} words of prose, {len(items)} items, "
+                f"{longest} words in one, {_words(shown)} in all"
+            )
+    assert walls == []
+
+
+def test_a_long_list_goes_on_over_slides_and_a_long_item_keeps_its_first_sentence(tmp_path):
+    items = "\n".join(
+        f"- Point {k} is short. " + "More words here. " * (12 if k == 0 else 0) for k in range(11)
+    )
+    path = _notebook(
+        tmp_path, [_markdown("# Small", "slide"), _markdown(f"## Recap\n\n{items}", "slide")]
+    )
+    deck = slides.build_deck(path)
+    assert [s.title for s in deck.slides[1:]] == ["Small", "Recap (continued)"]
+    first, second = (_visible(s.html()) for s in deck.slides[1:])
+    assert "<h2>Recap</h2>" in first and "<h2>Recap (continued)</h2>" in second
+    counts = [s.count("<li>") for s in (first, second)]
+    assert sum(counts) == 11 and max(counts) <= slides.MAX_ITEMS and min(counts) >= 4
+    assert "Point 0 is short." in first and "More words" not in first
+    assert "More words here." in _notes(deck.slides[1].html())  # the notes keep it whole
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+            st.from_regex(r"\$[a-z_ +]{1,12}\$", fullmatch=True),
+            st.from_regex(r"`[a-z_ ()]{1,12}`", fullmatch=True),
+        ),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_a_cut_never_splits_a_formula_or_code_and_keeps_at_most_its_limit(atoms):
+    text = " ".join(atoms)
+    cut = slides._cut(text, 20)
+    kept = cut.removesuffix(" …")
+    assert text.startswith(kept) or kept == text
+    assert kept.count("$") % 2 == 0 and kept.count("`") % 2 == 0
+    assert len(slides.ATOM.findall(kept)) <= 20  # no sentence ends here: the limit holds
+    assert (kept == text) == (len(atoms) <= 20)
+
+
 # --- in a real browser -----------------------------------------------------------------------
 
 
@@ -369,6 +630,10 @@ return {
   math: document.querySelectorAll('.reveal .math').length,
   inline: (document.querySelector('.reveal .slides').innerHTML.match(/\\\\\\(/g) || []).length,
   typeset: document.querySelectorAll('.reveal mjx-container').length,
+  code: document.querySelectorAll('.reveal pre code').length,
+  highlighted: document.querySelectorAll('.reveal pre code.hljs .hljs-keyword, '
+    + '.reveal pre code.hljs .hljs-number, .reveal pre code.hljs .hljs-string').length,
+  plain: document.querySelectorAll('.reveal pre code:not(.hljs)').length,
   text: document.querySelector('.reveal .slides').innerText,
   images: Array.from(document.querySelectorAll('.reveal img')).filter(
     i => !(i.complete && i.naturalWidth > 0)).length,
@@ -403,6 +668,10 @@ def test_every_deck_opens_from_disk_with_math_typeset_and_every_slide_fitting(
             problems.append(f"{name}: {page['math']} formulas, {page['typeset']} typeset")
         if re.search(r"\$\$|\\\(|\\\[", page["text"]):
             problems.append(f"{name}: raw TeX on a slide")
+        if page["plain"] or (page["code"] and not page["highlighted"]):
+            problems.append(
+                f"{name}: {page['plain']} of {page['code']} code blocks not highlighted"
+            )
         if page["images"]:
             problems.append(f"{name}: {page['images']} figures did not load")
         if page["tall"]:
@@ -477,6 +746,7 @@ KINDS = {
     "display math": 'class="math"',
     "a box": 'class="box"',
     "a table": "<table>",
+    "code": '<pre class="code',
 }
 
 

@@ -145,9 +145,7 @@ class SlideText(rn.Page):
             title = self.inline(argument) if name == "admonition" else name.title()
             if name != "admonition" and argument:
                 body = [argument, "", *body]
-            content = _render(
-                self.markdown("\n".join(body).strip("\n")), self.outline, self.notes
-            )
+            content = _render(self.markdown("\n".join(body).strip("\n")), self.outline, self.notes)
             if not content.strip():
                 return ""  # a box of prose, in an outline
             opening = f'<div class="box"><p class="box-title">{_inline(title)}</p>'
@@ -268,6 +266,8 @@ def _where(dropped: list, kept: list) -> list[tuple[int, str]]:
 #: A slide shows at most this many list items, or this many words of them: a longer list
 #: goes on over the next slides ("… (continued)").
 MAX_ITEMS, LIST_WORDS = 8, 170
+#: A slide of more words than this goes on over the next slide at its last heading.
+SLIDE_WORDS = 150
 SPLIT = "<!--slide-split-->"  # where a long list goes on to the next slide
 
 
@@ -348,6 +348,9 @@ def _render(markdown: str, outline: bool = False, notes: list[str] | None = None
             else:
                 kept.append(group)
         group = []
+    headed = [k for k, g in enumerate(kept) if k and g and g[0].type == "heading_open"]
+    if headed and sum(_words(g) for g in kept) > SLIDE_WORDS:
+        kept.insert(headed[-1], [])  # a long slide goes on at its last heading
     where = _where(dropped, kept) if outline else []
     out = []
     for index, kept_group in enumerate(kept):
@@ -399,6 +402,8 @@ def _question(html_text: str, given: list[str] = ()) -> str | None:
     if prompt is None:
         return None
     text = re.sub(r'<span class="lq-tag">.*?</span>\s*', "", prompt.group(1))
+    said = set(re.findall(r"\d+(?:\.\d+)?", text))
+    given = [line for line in given if not set(re.findall(r"\d+(?:\.\d+)?", line)) <= said]
     choices = [
         re.sub(r"<input[^>]*>\s*", "", c)
         for c in re.findall(r'<label class="lq-choice">(.*?)</label>', html_text, re.S)
@@ -429,8 +434,8 @@ def _literal(node: ast.AST) -> bool:
         return ast.unparse(node) in ("np.inf", "math.inf", "math.pi", "np.pi")
     if isinstance(node, ast.Call):
         name = ast.unparse(node.func)
-        return name in ("np.array", "torch.tensor") and len(node.args) == 1 and _literal(
-            node.args[0]
+        return (
+            name in ("np.array", "torch.tensor") and len(node.args) == 1 and _literal(node.args[0])
         )
     return False
 
@@ -519,9 +524,7 @@ def code_lines(source: str) -> list[str]:
     `lessons.glue(...)` calls (which only record a number for the text), blank lines at
     either end, and runs of blank lines squeezed to one."""
     lines = source.split("\n")
-    drop = {
-        k for k, line in enumerate(lines) if line.lstrip().startswith(("%", "!", "# NBVAL_"))
-    }
+    drop = {k for k, line in enumerate(lines) if line.lstrip().startswith(("%", "!", "# NBVAL_"))}
     try:
         tree = ast.parse("\n".join("" if k in drop else line for k, line in enumerate(lines)))
     except SyntaxError:
@@ -530,9 +533,7 @@ def code_lines(source: str) -> list[str]:
         if _is_bookkeeping(node):
             drop.update(range(node.lineno - 1, node.end_lineno))
     kept = [line.rstrip() for k, line in enumerate(lines) if k not in drop]
-    squeezed = [
-        line for k, line in enumerate(kept) if line or (k and kept[k - 1])
-    ]
+    squeezed = [line for k, line in enumerate(kept) if line or (k and kept[k - 1])]
     while squeezed and not squeezed[0]:
         squeezed.pop(0)
     while squeezed and not squeezed[-1]:
@@ -555,27 +556,31 @@ def _printed(cell: nbformat.NotebookNode) -> str:
     return "".join(printed).rstrip()
 
 
-LINES = re.compile(r"^slide-lines:(\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$")
+LINES = re.compile(r"^slide-lines:(\d+)(?:-(\d+))?$")
 
 
 def _picked(cell: nbformat.NotebookNode, where: str) -> str:
-    """The source lines a `slide-lines:A-B,C-D` tag picks (numbered from 1), with `# ...`
-    where lines are left out between them; without the tag, the whole source."""
-    picks = [m.group(1) for t in cell.metadata.get("tags", []) if (m := LINES.match(t))]
+    """The source lines that `slide-lines:A-B` tags pick (numbered from 1; one tag per range,
+    since a tag may hold no comma), with `# ...` where lines are left out between them;
+    without such a tag, the whole source."""
+    picks = [m for t in cell.metadata.get("tags", []) if (m := LINES.match(t))]
     if not picks:
         return cell.source
     lines = cell.source.split("\n")
-    chosen: list[int] = []
-    for part in picks[0].split(","):
-        first, _, last = part.partition("-")
-        chosen += range(int(first), int(last or first) + 1)
-    if not chosen or chosen[0] < 1 or chosen[-1] > len(lines) or chosen != sorted(set(chosen)):
-        raise ValueError(f"{where}: slide-lines:{picks[0]} does not pick lines 1 to {len(lines)}")
+    chosen = sorted(
+        {n for m in picks for n in range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)}
+    )
+    if not chosen or chosen[0] < 1 or chosen[-1] > len(lines):
+        ranges = " ".join(m.group(0) for m in picks)
+        raise ValueError(f"{where}: {ranges} does not pick lines 1 to {len(lines)}")
     out = []
     for k, number in enumerate(chosen):
-        if k and number != chosen[k - 1] + 1:
+        skipped = lines[chosen[k - 1] : number - 1] if k else []
+        if any(line.strip() for line in skipped):
             indent = re.match(r"\s*", lines[number - 1]).group(0)
             out.append(f"{indent}# ...")
+        elif skipped:
+            out.append("")  # only blank lines left out
         out.append(lines[number - 1])
     return "\n".join(out)
 
@@ -676,7 +681,8 @@ def build_deck(path: Path, book: rn.Book | None = None, root: Path = ROOT) -> De
                         slides.append(Slide(titles[0] if titles else section, 2, [part]))
                     else:
                         title = titles[-1] if titles else section
-                        slides.append(Slide(f"{title} (continued)", 2, [part]))
+                        headed = bool(re.match(r"\s*<h[1-6]", part))  # goes on at a heading
+                        slides.append(Slide(f"{title} (continued)", 2, [part], headed))
             talking = True
         elif cell.cell_type == "markdown" and slides and not _is_solution(cell):
             # The chapter's text after a slide, up to the next section, is what to say there.
@@ -736,7 +742,7 @@ STYLE = """
 .reveal .hljs-string, .reveal .hljs-subst { color: #0a3069; }
 .reveal .hljs-number, .reveal .hljs-literal { color: #0550ae; }
 .reveal .hljs-comment { color: #57606a; font-style: italic; }
-.reveal p.where { font-size: 0.8em; margin: 0.2em 0; }
+.reveal p.where { font-size: 0.9em; margin: 0.3em 0 0.3em 1em; }
 .reveal code { font-size: 0.9em; background: #f3f4f6; padding: 0 0.15em; }
 .reveal .math { font-size: 0.95em; margin: 0.4em 0; }
 """
