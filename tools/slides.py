@@ -12,22 +12,31 @@ A deck holds only the cells the chapter tags (CONTRIBUTING.md, "Slides"):
 - `slide`: the cell starts a new slide and shows as written (a paragraph wall shortened);
 - `slide-outline`: the cell starts a new slide and shows its headings, lists, display
   math and boxes (admonitions), without its prose paragraphs;
-- `slide-fragment`: the cell joins the slide above, appearing on the next key press.
+- `slide-fragment`: the cell joins the slide above, appearing on the next key press;
+- `slide-code`: a code cell starts a new slide showing its source (at most `CODE_LINES`
+  lines, chosen with `slide-lines:A-B` tags where the cell is longer; magics and bare
+  `lessons.glue(...)` calls left out), highlighted in the browser by reveal.js's highlight
+  plugin (copied beside the decks), and the first `OUTPUT_LINES` lines it prints.
 
 Speaker notes (reveal.js's notes plugin, copied beside the decks: press S) hold the
 chapter's text: the prose paragraphs an outline leaves off, a paragraph of more than `WALL`
-words (the slide keeps its first sentence: no slide is a paragraph wall), and the untagged
-Markdown cells after a slide up to the next `#`/`##` heading.
+words, a list item of more than `ITEM_WALL` words or a caption of more than `WALL` words
+(the slide keeps the first sentence: no slide is a wall of text), and the untagged Markdown
+cells after a slide up to the next `#`/`##` heading. A list too long for one slide
+(`MAX_ITEMS`, `LIST_WORDS`) and a slide of more than `SLIDE_WORDS` words with a heading
+inside go on over the next slide. An outline whose display math uses a symbol defined
+only in the prose it drops (`$z' = ...$`) keeps that definition (`where ...`).
 
 A Markdown cell is rendered from MyST as the reader notebooks render it
 (`tools/reader_notebooks.py`, imported): glued values written in from the stored glue
 records (a sentence whose value is missing is dropped), terms and citations as plain
 text (no links leave the deck), admonitions as plain boxes, dropdowns left out (they hold
-solutions and answers). A code cell shows its stored figures (PNG or SVG, embedded, with
-the cell's caption and alt text), the prompt of an in-page question (never its answer),
-or else its printed text; never its code. A slide without a heading of its own is titled
-by the section it sits in. A tagged solution (a `# Solution` cell, or one tagged
-`hide-cell`) is an error: slides never show a solution.
+solutions and answers). A code cell tagged `slide` shows its stored figures (PNG or SVG,
+embedded, with the cell's caption and alt text), the prompt of an in-page question (never
+its answer) with the lines of its cell that write its data out, or else its printed text;
+never its code. A slide without a heading of its own is titled by the section it sits in.
+A tagged solution (a `# Solution` cell, or one tagged `hide-cell`) is an error: slides
+never show a solution.
 
 Usage: python tools/slides.py [--out DIR] [NOTEBOOK ...]
 """
