@@ -345,8 +345,9 @@ def test_a_code_slide_shows_the_source_for_highlighting_and_its_printed_output(t
         "scores = Q @ K.T  # [n_q, n_k]\n"
         "lessons.glue('kept_out', 3)\n"
         "top = lessons.glue(\n    'top', 2\n)\n"
+        "unread = lessons.glue('unread', 5)\n"
         "\n\n\n"
-        "print(scores < 1)\n"
+        "print(scores < top)\n"
     )
     printed = "".join(f"line {k}\n" for k in range(12))
     path = _notebook(
@@ -358,16 +359,16 @@ def test_a_code_slide_shows_the_source_for_highlighting_and_its_printed_output(t
     )
     assert code is not None
     lines = html.unescape(code.group(1)).split("\n")
-    # Magics, NBVAL markers and bare glue calls go; a glue that assigns stays; blank runs squeeze.
+    # Magics, NBVAL markers, bare glue calls and glues no line reads go; blank runs squeeze.
     assert lines == [
         "scores = Q @ K.T  # [n_q, n_k]",
         "top = lessons.glue(",
         "    'top', 2",
         ")",
         "",
-        "print(scores < 1)",
+        "print(scores < top)",
     ]
-    assert "scores &lt; 1" in shown  # escaped, so the browser shows it as written
+    assert "scores &lt; top" in shown  # escaped, so the browser shows it as written
     output = re.search(r'<pre class="output">(.*?)</pre>', shown, re.S).group(1).split("\n")
     assert len(output) == slides.OUTPUT_LINES and output[0] == "line 0" and output[-1] == "⋮"
 

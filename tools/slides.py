@@ -529,18 +529,28 @@ def _is_bookkeeping(node: ast.stmt) -> bool:
 
 
 def code_lines(source: str) -> list[str]:
-    """The lines of a code cell a slide shows: without magics, `# NBVAL_` markers and bare
-    `lessons.glue(...)` calls (which only record a number for the text), blank lines at
-    either end, and runs of blank lines squeezed to one."""
+    """The lines of a code cell a slide shows: without magics, `# NBVAL_` markers, bare
+    `lessons.glue(...)` calls and `x = lessons.glue(...)` whose `x` the cell does not read
+    again (they only record a number for the text), blank lines at either end, and runs of
+    blank lines squeezed to one."""
     lines = source.split("\n")
     drop = {k for k, line in enumerate(lines) if line.lstrip().startswith(("%", "!", "# NBVAL_"))}
     try:
         tree = ast.parse("\n".join("" if k in drop else line for k, line in enumerate(lines)))
     except SyntaxError:
         tree = None
-    for node in tree.body if tree else []:
+    body = tree.body if tree else []
+    for k, node in enumerate(body):
         if _is_bookkeeping(node):
             drop.update(range(node.lineno - 1, node.end_lineno))
+        elif _is_bookkeeping(ast.Expr(node.value)) if isinstance(node, ast.Assign) else False:
+            # `x = lessons.glue(...)` whose `x` the rest of the cell never reads
+            names = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            later = {
+                n.id for rest in body[k + 1 :] for n in ast.walk(rest) if isinstance(n, ast.Name)
+            }
+            if not names & later:
+                drop.update(range(node.lineno - 1, node.end_lineno))
     kept = [line.rstrip() for k, line in enumerate(lines) if k not in drop]
     squeezed = [line for k, line in enumerate(kept) if line or (k and kept[k - 1])]
     while squeezed and not squeezed[0]:
