@@ -564,6 +564,21 @@ def test_a_long_list_goes_on_over_slides_and_a_long_item_keeps_its_first_sentenc
     assert "More words here." in _notes(deck.slides[1].html())  # the notes keep it whole
 
 
+@given(st.lists(st.integers(1, 60), min_size=1, max_size=30))
+def test_a_split_list_keeps_every_item_in_order_and_each_slide_within_the_limits(sizes):
+    markdown = "\n".join(f"- item{k} " + "w " * (size - 1) for k, size in enumerate(sizes))
+    groups = slides._split_list(slides.MD.parse(markdown))
+    shown = groups[0::2]  # lists, with an empty group (a slide break) between two
+    assert all(shown) and not any(groups[1::2])
+    found = []
+    for group in shown:
+        items = [t.content for t in group if t.type == "inline"]
+        words = sum(len(i.split()) for i in items)
+        assert len(items) == 1 or (len(items) <= slides.MAX_ITEMS and words <= slides.LIST_WORDS)
+        found += [i.split()[0] for i in items]
+    assert found == [f"item{k}" for k in range(len(sizes))]
+
+
 @given(
     st.lists(
         st.one_of(

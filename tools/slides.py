@@ -520,7 +520,7 @@ SHORT_CODE = (10, 64)
 
 
 def _is_bookkeeping(node: ast.stmt) -> bool:
-    """A statement the slide leaves out: a bare `lessons.glue(...)` call or an IPython magic."""
+    """A statement the slide leaves out: a bare `lessons.glue(...)` call."""
     if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
         return False
     func = node.value.func
