@@ -7,7 +7,8 @@ Chapter 7's layer with the changes today's models make, each a few lines:
   ``g // group``) (Llama 3, Qwen3, Mistral, gpt-oss);
 - RoPE (chapter 8's ``rope``) on queries and keys, pairing column ``f`` with ``f + d_k/2``
   (``rope_halves``), as Llama-family code does;
-- QK-norm: RMSNorm of each head's query and key before RoPE (Qwen3, Gemma 3);
+- QK-norm: RMSNorm of each head's query and key before RoPE (Qwen3, Gemma 3), or of the
+  whole projection before the split into heads (OLMo 2; ``norm_whole``);
 - a sliding window (``lessons.kv_cache.window_mask``) on some or all layers (Mistral, Gemma,
   gpt-oss), with a rolling cache;
 - attention sinks: one learned logit per head that joins the softmax's denominator and
@@ -128,7 +129,10 @@ class AttentionConfig:
 
     ``head_dim`` is ``d_k``; ``rope_dims`` rotates only the first columns of each head
     (Qwen3-Next rotates a quarter); ``window`` makes this a sliding-window layer;
-    ``norm_offset`` stores the QK-norm scale as ``1 + weight``.
+    ``norm_offset`` stores the QK-norm scale as ``1 + weight``. ``norm_whole=True`` puts
+    QK-norm over the whole projection (``h * d_k`` numbers, before the split into heads, as
+    OLMo 2 does) instead of over each head's ``d_k``. ``scale`` multiplies the scores in
+    place of ``1 / sqrt(d_k)`` (Gemma's ``1 / sqrt(query_pre_attn_scalar)``).
     """
 
     d_model: int
@@ -137,6 +141,7 @@ class AttentionConfig:
     head_dim: int
     qk_norm: bool = False
     norm_offset: bool = False
+    norm_whole: bool = False
     window: int | None = None
     sinks: bool = False
     softcap: float | None = None
@@ -144,6 +149,7 @@ class AttentionConfig:
     bias: bool = False
     rope_base: float = 10000.0
     rope_dims: int | None = None
+    scale: float | None = None
     eps: float = 1e-6
 
     def __post_init__(self) -> None:
@@ -153,6 +159,8 @@ class AttentionConfig:
             raise ValueError(
                 f"num_kv_heads ({self.num_kv_heads}) must divide num_heads ({self.num_heads})"
             )
+        if self.norm_whole and not self.qk_norm:
+            raise ValueError("norm_whole=True needs qk_norm=True: it says where QK-norm goes")
 
 
 class ModernAttention(nn.Module):
@@ -172,9 +180,10 @@ class ModernAttention(nn.Module):
         self.k_proj = nn.Linear(c.d_model, kv_width, bias=c.bias)
         self.v_proj = nn.Linear(c.d_model, kv_width, bias=c.bias)
         self.o_proj = nn.Linear(width, c.d_model, bias=c.bias)
-        if c.qk_norm:
-            self.q_norm = RMSNorm(c.head_dim, c.eps, c.norm_offset)
-            self.k_norm = RMSNorm(c.head_dim, c.eps, c.norm_offset)
+        if c.qk_norm:  # over each head's d_k, or over the whole projection (norm_whole)
+            q_width, k_width = (width, kv_width) if c.norm_whole else (c.head_dim, c.head_dim)
+            self.q_norm = RMSNorm(q_width, c.eps, c.norm_offset)
+            self.k_norm = RMSNorm(k_width, c.eps, c.norm_offset)
         if c.sinks:
             self.sinks = nn.Parameter(torch.zeros(c.num_heads))
 
@@ -195,10 +204,13 @@ class ModernAttention(nn.Module):
             per_head = q.view(B, n, c.num_heads, 2 * c.head_dim)  # [B, n, h, 2 d_k]
             q, gate = per_head.chunk(2, dim=-1)  # [B, n, h, d_k] each
             q, gate = q.reshape(B, n, -1), gate.reshape(B, n, -1)  # [B, n, h * d_k] each
+        k = self.k_proj(X)  # [B, n, h_kv * d_k]
+        if c.qk_norm and c.norm_whole:  # over the whole projection, before the split
+            q, k = self.q_norm(q), self.k_norm(k)  # [B, n, h * d_k], [B, n, h_kv * d_k]
         Q = split_heads(q, c.num_heads)  # [B, h, n, d_k]
-        K = split_heads(self.k_proj(X), c.num_kv_heads)  # [B, h_kv, n, d_k]
+        K = split_heads(k, c.num_kv_heads)  # [B, h_kv, n, d_k]
         V = split_heads(self.v_proj(X), c.num_kv_heads)  # [B, h_kv, n, d_k]
-        if c.qk_norm:  # per head, before RoPE
+        if c.qk_norm and not c.norm_whole:  # per head, before RoPE
             Q, K = self.q_norm(Q), self.k_norm(K)  # [B, h, n, d_k], [B, h_kv, n, d_k]
         Q, K = self.rotate(Q, positions), self.rotate(K, positions)
         key_positions = positions
@@ -216,6 +228,8 @@ class ModernAttention(nn.Module):
     ) -> torch.Tensor:
         """Chapter 4's attention, with soft-capping and sinks when set: ``[B, h, n, d_k]`` out."""
         c = self.config
+        if c.scale is not None:  # chapter 4's 1 / sqrt(d_k) replaced by `scale`
+            Q = Q * (c.scale * math.sqrt(c.head_dim))  # [B, h, n, d_k]
         if c.softcap is None and not c.sinks:
             return attention(Q, K, V, mask=keep)[0]  # [B, h, n, d_k]
         Z = Q @ K.transpose(-2, -1) / math.sqrt(c.head_dim)  # [B, h, n, n_k]
