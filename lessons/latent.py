@@ -242,7 +242,8 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         (
             'rope_parameters.get("rope_type", "default") != "default"',
             "only when RoPE's "
-            "angles are rescaled to reach a longer context than training had (YaRN)",
+            "angles are rescaled for a longer context than training had (rope_type other than "
+            "default; DeepSeek-V3's is YaRN)",
         ),
         ("mscale = yarn_get_mscale(", "m = 0.1 * mscale_all_dim * ln(factor) + 1"),
         (

@@ -262,7 +262,8 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
             "the mask M of chapter 6, built once for "
             "all layers from positions (and the padding mask, if any): [B, 1, n_q, n_k]. For "
             "eager attention it is additive (0 where kept, the most negative number where "
-            "hidden: our additive_mask); for sdpa it is boolean, True where kept (our keep-mask)",
+            "hidden: our additive_mask); for sdpa it is boolean, True where kept (our keep-mask), "
+            "or None when the kernel's own causal flag says it all",
         ),
         (
             "create_sliding_window_causal_mask(",
