@@ -15,6 +15,8 @@ The cache per token and layer is ``r + d_R`` numbers. When decoding, the *absorb
 never builds ``K`` or ``V``: ``q_nope W_UK_g^T`` is a query in latent space, the weights
 ``A`` average the latents, and ``W_UV_g W_O_g`` maps the result straight to ``d_model``.
 Weights are named as ``transformers`` names them, so a DeepSeek-V3 ``state_dict`` loads.
+``READING`` maps the lines of ``transformers``' DeepSeek-V3 attention (and its YaRN scale)
+to these names, for chapter 13's section on reading that code.
 """
 
 from __future__ import annotations

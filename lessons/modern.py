@@ -19,6 +19,9 @@ Chapter 7's layer with the changes today's models make, each a few lines:
 ``ModernAttention`` names its weights as ``transformers`` does (``q_proj``, ``k_proj``,
 ``v_proj``, ``o_proj``, ``q_norm``, ``k_norm``, ``sinks``), so a model's ``state_dict``
 loads into it; chapter 13 and the tests prove the two equal.
+
+``READING`` maps lines of ``transformers``' own Qwen3 code (model, RoPE, attention layer,
+attention function) to the course's names, for chapter 13's section on reading that code.
 """
 
 from __future__ import annotations
