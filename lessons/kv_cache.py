@@ -151,7 +151,9 @@ class CacheLayout:
     ``head_dim`` numbers; ``windowed_layers`` of them see only the last ``window`` tokens
     and so keep at most ``window``. A multi-head latent attention model sets ``latent``
     (latent rank plus the shared RoPE key's width) instead: one vector per token per layer,
-    no factor 2. ``source`` says where the numbers come from.
+    no factor 2. ``heads`` records the query heads where the source gives them (0 where
+    not recorded): the cache does not depend on them. ``source`` says where the numbers come
+    from.
     """
 
     name: str
@@ -161,6 +163,7 @@ class CacheLayout:
     window: int | None = None
     windowed_layers: int = 0
     latent: int = 0
+    heads: int = 0
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -210,6 +213,7 @@ PUBLISHED: tuple[CacheLayout, ...] = (
         layers=32,
         kv_heads=8,
         head_dim=128,
+        heads=32,
         source="dubey2024llama: 32 layers, 32 heads, 8 KV heads, d_model 4096",
     ),
     CacheLayout(
@@ -217,6 +221,7 @@ PUBLISHED: tuple[CacheLayout, ...] = (
         layers=36,
         kv_heads=8,
         head_dim=128,
+        heads=32,
         source="yang2025qwen3: 36 layers, 32 query and 8 KV heads, head size 128",
     ),
     CacheLayout(
@@ -245,6 +250,7 @@ PUBLISHED: tuple[CacheLayout, ...] = (
         head_dim=64,
         window=128,
         windowed_layers=18,
+        heads=64,
         source="openai2025gptoss: 36 layers, 64 query and 8 KV heads, head size 64, "
         "banded window 128 on every other layer",
     ),
@@ -252,6 +258,7 @@ PUBLISHED: tuple[CacheLayout, ...] = (
         "DeepSeek-V3",
         layers=61,
         latent=512 + 64,
-        source="deepseek2024v3: 61 layers, KV latent 512, decoupled RoPE key 64",
+        heads=128,
+        source="deepseek2024v3: 61 layers, 128 heads, KV latent 512, decoupled RoPE key 64",
     ),
 )

@@ -7,7 +7,8 @@ Chapter 7's layer with the changes today's models make, each a few lines:
   ``g // group``) (Llama 3, Qwen3, Mistral, gpt-oss);
 - RoPE (chapter 8's ``rope``) on queries and keys, pairing column ``f`` with ``f + d_k/2``
   (``rope_halves``), as Llama-family code does;
-- QK-norm: RMSNorm of each head's query and key before RoPE (Qwen3, Gemma 3);
+- QK-norm: RMSNorm of each head's query and key before RoPE (Qwen3, Gemma 3), or of the
+  whole projection before the split into heads (OLMo 2; ``norm_whole``);
 - a sliding window (``lessons.kv_cache.window_mask``) on some or all layers (Mistral, Gemma,
   gpt-oss), with a rolling cache;
 - attention sinks: one learned logit per head that joins the softmax's denominator and
@@ -18,6 +19,9 @@ Chapter 7's layer with the changes today's models make, each a few lines:
 ``ModernAttention`` names its weights as ``transformers`` does (``q_proj``, ``k_proj``,
 ``v_proj``, ``o_proj``, ``q_norm``, ``k_norm``, ``sinks``), so a model's ``state_dict``
 loads into it; chapter 13 and the tests prove the two equal.
+
+``READING`` maps lines of ``transformers``' own Qwen3 code (model, RoPE, attention layer,
+attention function) to the course's names, for chapter 13's section on reading that code.
 """
 
 from __future__ import annotations
@@ -128,7 +132,10 @@ class AttentionConfig:
 
     ``head_dim`` is ``d_k``; ``rope_dims`` rotates only the first columns of each head
     (Qwen3-Next rotates a quarter); ``window`` makes this a sliding-window layer;
-    ``norm_offset`` stores the QK-norm scale as ``1 + weight``.
+    ``norm_offset`` stores the QK-norm scale as ``1 + weight``. ``norm_whole=True`` puts
+    QK-norm over the whole projection (``h * d_k`` numbers, before the split into heads, as
+    OLMo 2 does) instead of over each head's ``d_k``. ``scale`` multiplies the scores in
+    place of ``1 / sqrt(d_k)`` (Gemma's ``1 / sqrt(query_pre_attn_scalar)``).
     """
 
     d_model: int
@@ -137,6 +144,7 @@ class AttentionConfig:
     head_dim: int
     qk_norm: bool = False
     norm_offset: bool = False
+    norm_whole: bool = False
     window: int | None = None
     sinks: bool = False
     softcap: float | None = None
@@ -144,6 +152,7 @@ class AttentionConfig:
     bias: bool = False
     rope_base: float = 10000.0
     rope_dims: int | None = None
+    scale: float | None = None
     eps: float = 1e-6
 
     def __post_init__(self) -> None:
@@ -153,6 +162,8 @@ class AttentionConfig:
             raise ValueError(
                 f"num_kv_heads ({self.num_kv_heads}) must divide num_heads ({self.num_heads})"
             )
+        if self.norm_whole and not self.qk_norm:
+            raise ValueError("norm_whole=True needs qk_norm=True: it says where QK-norm goes")
 
 
 class ModernAttention(nn.Module):
@@ -172,9 +183,10 @@ class ModernAttention(nn.Module):
         self.k_proj = nn.Linear(c.d_model, kv_width, bias=c.bias)
         self.v_proj = nn.Linear(c.d_model, kv_width, bias=c.bias)
         self.o_proj = nn.Linear(width, c.d_model, bias=c.bias)
-        if c.qk_norm:
-            self.q_norm = RMSNorm(c.head_dim, c.eps, c.norm_offset)
-            self.k_norm = RMSNorm(c.head_dim, c.eps, c.norm_offset)
+        if c.qk_norm:  # over each head's d_k, or over the whole projection (norm_whole)
+            q_width, k_width = (width, kv_width) if c.norm_whole else (c.head_dim, c.head_dim)
+            self.q_norm = RMSNorm(q_width, c.eps, c.norm_offset)
+            self.k_norm = RMSNorm(k_width, c.eps, c.norm_offset)
         if c.sinks:
             self.sinks = nn.Parameter(torch.zeros(c.num_heads))
 
@@ -195,10 +207,13 @@ class ModernAttention(nn.Module):
             per_head = q.view(B, n, c.num_heads, 2 * c.head_dim)  # [B, n, h, 2 d_k]
             q, gate = per_head.chunk(2, dim=-1)  # [B, n, h, d_k] each
             q, gate = q.reshape(B, n, -1), gate.reshape(B, n, -1)  # [B, n, h * d_k] each
+        k = self.k_proj(X)  # [B, n, h_kv * d_k]
+        if c.qk_norm and c.norm_whole:  # over the whole projection, before the split
+            q, k = self.q_norm(q), self.k_norm(k)  # [B, n, h * d_k], [B, n, h_kv * d_k]
         Q = split_heads(q, c.num_heads)  # [B, h, n, d_k]
-        K = split_heads(self.k_proj(X), c.num_kv_heads)  # [B, h_kv, n, d_k]
+        K = split_heads(k, c.num_kv_heads)  # [B, h_kv, n, d_k]
         V = split_heads(self.v_proj(X), c.num_kv_heads)  # [B, h_kv, n, d_k]
-        if c.qk_norm:  # per head, before RoPE
+        if c.qk_norm and not c.norm_whole:  # per head, before RoPE
             Q, K = self.q_norm(Q), self.k_norm(K)  # [B, h, n, d_k], [B, h_kv, n, d_k]
         Q, K = self.rotate(Q, positions), self.rotate(K, positions)
         key_positions = positions
@@ -216,6 +231,8 @@ class ModernAttention(nn.Module):
     ) -> torch.Tensor:
         """Chapter 4's attention, with soft-capping and sinks when set: ``[B, h, n, d_k]`` out."""
         c = self.config
+        if c.scale is not None:  # chapter 4's 1 / sqrt(d_k) replaced by `scale`
+            Q = Q * (c.scale * math.sqrt(c.head_dim))  # [B, h, n, d_k]
         if c.softcap is None and not c.sinks:
             return attention(Q, K, V, mask=keep)[0]  # [B, h, n, d_k]
         Z = Q @ K.transpose(-2, -1) / math.sqrt(c.head_dim)  # [B, h, n, n_k]
@@ -224,3 +241,158 @@ class ModernAttention(nn.Module):
         Z = Z.masked_fill(~keep, float("-inf"))  # [B, h, n, n_k]
         A = sink_softmax(Z, self.sinks) if c.sinks else torch.softmax(Z, dim=-1)
         return A @ V  # [B, h, n, d_k]
+
+
+#: Chapter 13's reading of the code that ``transformers`` runs for Qwen3 (and, line for line,
+#: Llama and Mistral): for each function, named ``"module:qualified name"``, pairs
+#: ``(anchor, note)`` in the order of its source. An anchor is a piece of exactly one line of
+#: that function in the release pinned in ``requirements.txt``; the note says which part of
+#: the course the line is. ``tests/test_todays_attention.py`` checks every anchor against the
+#: installed source, so a release that moves a line fails there.
+READING: dict[str, tuple[tuple[str, str], ...]] = {
+    "transformers.models.qwen3.modeling_qwen3:Qwen3Model.forward": (
+        (
+            "past_seen_tokens = ",
+            "how many tokens the cache already holds: new tokens' positions "
+            "start there (our cache.next_position, chapter 13's Prefill section)",
+        ),
+        (
+            "position_ids = torch.arange(",
+            "positions n_cached .. n_cached + n - 1: our lessons.kv_cache.new_positions",
+        ),
+        (
+            '"full_attention": create_causal_mask(',
+            "the mask M of chapter 6, built once for "
+            "all layers from positions (and the padding mask, if any): [B, 1, n_q, n_k]. For "
+            "eager attention it is additive (0 where kept, the most negative number where "
+            "hidden: our additive_mask); for sdpa it is boolean, True where kept (our keep-mask), "
+            "or None when the kernel's own causal flag says it all",
+        ),
+        (
+            "create_sliding_window_causal_mask(",
+            "the window layers' mask, 0 <= i - j < w: our "
+            "lessons.window_mask(query positions, key positions, w)",
+        ),
+        (
+            "position_embeddings = self.rotary_emb(",
+            "RoPE's cos and sin for these positions, "
+            "computed once and handed to every layer (chapter 8's angles; ours are computed "
+            "inside rope_halves in each layer, the same numbers)",
+        ),
+        (
+            "attention_mask=causal_mask_mapping[",
+            "each layer takes the mask of its type in "
+            "config.layer_types: the chapter's window_of(config, i)",
+        ),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:Qwen3RotaryEmbedding.forward": (
+        (
+            "freqs = position_ids",
+            "angle i * theta_f for position i, theta_f = base^(-2f/d_k) "
+            "(inv_freq), chapter 8; in float32, part of the 1e-5 gap in float64",
+        ),
+        (
+            "emb = torch.cat((freqs, freqs)",
+            "each angle twice, for column f and column f + d_k/2: the pairing of rope_halves",
+        ),
+        (
+            "cos = emb.cos() * self.attention_scaling",
+            "attention_scaling is 1 for plain RoPE; YaRN can set it (DeepSeek-V3's section below)",
+        ),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:apply_rotary_pos_emb": (
+        (
+            "q_embed = ",
+            "each pair (x_f, x_{f + d_k/2}) turned by its angle: "
+            "rope_halves(Q, positions), chapter 8's rope with the halves paired",
+        ),
+        ("k_embed = ", "the same rotation of the keys"),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:Qwen3Attention.forward": (
+        (
+            "deprecate_kwarg(",
+            "the cache argument, past_key_values in earlier releases, is called cache here",
+        ),
+        (
+            "hidden_states: torch.Tensor,",
+            "X [B, n, d_model], after the block's pre-norm (chapter 9)",
+        ),
+        ("position_embeddings: tuple", "(cos, sin) made once by the model (above)"),
+        ("attention_mask: torch.Tensor", "M [B, 1, n_q, n_k] (above), broadcast over heads"),
+        ("input_shape = ", "[B, n]"),
+        ("hidden_shape = ", "[B, n, heads, d_k]: d_k is head_dim, its own setting"),
+        (
+            "query_states = self.q_norm(",
+            "Q = RMSNorm(split(X W_Q)) [B, h, n, d_k]: view and "
+            "transpose(1, 2) are split_heads (chapter 7); q_norm is QK-norm per head "
+            "(lessons.RMSNorm(d_k))",
+        ),
+        (
+            "key_states = self.k_norm(",
+            "K [B, h_kv, n, d_k]: h_kv heads, not h (grouped-query attention, chapter 10)",
+        ),
+        ("value_states = self.v_proj(", "V [B, h_kv, n, d_k], no norm"),
+        ("cos, sin = position_embeddings", "the angles of these tokens' positions"),
+        (
+            "apply_rotary_pos_emb(query_states",
+            "RoPE on Q and K after the norm: rope_halves in ModernAttention.rotate",
+        ),
+        (
+            "if cache is not None:",
+            "only when generating: a forward pass over a whole text has no cache",
+        ),
+        (
+            "cache.update(",
+            "store this layer's new K and V (already rotated) and get back "
+            "every key and value so far, [B, h_kv, n_cached + n, d_k]: our KVCache.append. One "
+            "cache object holds all layers, picked by layer_idx; ours is one per layer",
+        ),
+        (
+            "ALL_ATTENTION_FUNCTIONS.get_interface(",
+            "which function computes "
+            "softmax(Q K^T * scaling + M) V: config._attn_implementation names one in a "
+            "registry ('sdpa': PyTorch's fused kernel; 'flash_attention_2': tiled, chapter 10); "
+            "'eager', as this chapter sets, is eager_attention_forward below",
+        ),
+        (
+            "dropout=0.0",
+            "dropout on the weights, in training only; our comparisons run in eval mode",
+        ),
+        (
+            "scaling=self.scaling",
+            "1 / sqrt(d_k), chapter 4 (head_dim ** -0.5 in __init__), a factor, not a division",
+        ),
+        (
+            "sliding_window=self.sliding_window",
+            "read by kernels that build the window "
+            "themselves; the eager path takes it from the mask",
+        ),
+        ("attn_output = attn_output.reshape(", "merge_heads (chapter 7): [B, n, h * d_k]"),
+        ("attn_output = self.o_proj(", "times W_O: [B, n, d_model]"),
+        (
+            "return attn_output, attn_weights",
+            "the weights A as well; the chapter's hook keeps the first, the output",
+        ),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:eager_attention_forward": (
+        (
+            "key_states = repeat_kv(",
+            "each KV head side by side h / h_kv times: "
+            "lessons.repeat_kv, repeat_interleave (chapter 10; its docstring says so)",
+        ),
+        ("value_states = repeat_kv(", "the same for V: [B, h, n_k, d_k]"),
+        ("attn_weights = torch.matmul(", "Z = Q K^T / sqrt(d_k) [B, h, n_q, n_k] (chapter 4)"),
+        ("attn_weights = attn_weights + attention_mask", "Z + M, the additive mask (chapter 6)"),
+        (
+            "nn.functional.softmax(",
+            "softmax over the keys (chapter 2), in float32 even for "
+            "float64 inputs, then back: with RoPE's angles, why float64 agrees to 1e-5 only",
+        ),
+        ("nn.functional.dropout(", "nothing in eval mode"),
+        ("attn_output = torch.matmul(", "A V [B, h, n_q, d_k]"),
+        (
+            "attn_output.transpose(1, 2)",
+            "[B, n_q, h, d_k]: the first half of merge_heads; the caller's reshape is the second",
+        ),
+    ),
+}

@@ -71,7 +71,11 @@ def ours_for(model: Any, layer: int, family: str) -> torch.nn.Module:
     c = model.config
     theirs = model.layers[layer].self_attn
     dtype = next(theirs.parameters()).dtype
-    theta = c.rope_parameters["rope_theta"]
+    types = getattr(c, "layer_types", None)
+    rope = c.rope_parameters
+    if types is not None and types[layer] in rope:  # Gemma 3: one RoPE per layer type
+        rope = rope[types[layer]]
+    theta = rope["rope_theta"]
     if family == "deepseek_v3":
         ours = LatentAttention(
             LatentConfig(
@@ -88,20 +92,20 @@ def ours_for(model: Any, layer: int, family: str) -> torch.nn.Module:
             )
         )
     else:
-        types = getattr(c, "layer_types", None)
         if types is None:  # Llama has no window; Mistral one for every layer
             window = getattr(c, "sliding_window", None)
         else:
             window = c.sliding_window if types[layer] == "sliding_attention" else None
-        rotated = c.rope_parameters.get("partial_rotary_factor", 1.0) * c.head_dim
+        rotated = rope.get("partial_rotary_factor", 1.0) * c.head_dim
         ours = ModernAttention(
             AttentionConfig(
                 c.hidden_size,
                 c.num_attention_heads,
                 c.num_key_value_heads,
                 c.head_dim,
-                qk_norm=family in ("qwen3", "qwen3_next"),
-                norm_offset=family == "qwen3_next",
+                qk_norm=family in ("qwen3", "qwen3_next", "gemma3", "olmo2"),
+                norm_offset=family in ("qwen3_next", "gemma3"),
+                norm_whole=family == "olmo2",
                 window=window,
                 sinks=family == "gpt_oss",
                 softcap=getattr(c, "attn_logit_softcapping", None),
@@ -109,6 +113,7 @@ def ours_for(model: Any, layer: int, family: str) -> torch.nn.Module:
                 bias=getattr(c, "attention_bias", False),
                 rope_base=theta,
                 rope_dims=int(rotated),
+                scale=c.query_pre_attn_scalar**-0.5 if family == "gemma3" else None,
                 eps=c.rms_norm_eps,
             )
         )
@@ -117,7 +122,17 @@ def ours_for(model: Any, layer: int, family: str) -> torch.nn.Module:
     return ours
 
 
-FAMILIES = ("llama", "qwen3", "mistral", "gemma2", "gpt_oss", "deepseek_v3", "qwen3_next")
+FAMILIES = (
+    "llama",
+    "qwen3",
+    "olmo2",
+    "mistral",
+    "gemma2",
+    "gemma3",
+    "gpt_oss",
+    "deepseek_v3",
+    "qwen3_next",
+)
 
 
 def random_model(
@@ -146,6 +161,21 @@ def random_model(
         classes = (T.LlamaConfig, T.LlamaModel)
     elif family == "qwen3":
         classes = (T.Qwen3Config, T.Qwen3Model)
+    elif family == "olmo2":  # QK-norm over the whole projection, not per head
+        classes = (T.Olmo2Config, T.Olmo2Model)
+    elif family == "gemma3":  # window layers before a global one, QK-norm, its own scale
+        local = r.choice([1, 2])  # window layers before each full one
+        pattern = (["sliding_attention"] * local + ["full_attention"]) * layers
+        sizes.update(
+            sliding_window=window,
+            layer_types=pattern[:layers],
+            query_pre_attn_scalar=r.choice([head_dim, 2 * head_dim, 7]),
+            rope_parameters={
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                "full_attention": {"rope_type": "default", "rope_theta": r.choice([100.0, 1e6])},
+            },
+        )
+        classes = (T.Gemma3TextConfig, T.Gemma3TextModel)
     elif family == "mistral":
         sizes["sliding_window"] = window
         classes = (T.MistralConfig, T.MistralModel)

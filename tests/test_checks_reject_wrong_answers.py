@@ -23,12 +23,8 @@ from wrong_answers import NOT_APPLICABLE, RIGHT, WRONG, givens
 
 import lessons
 from lessons.checks import __all__ as CHECKS
-from lessons.checks import ch13
 
-#: Chapter 13's checks keep their library of wrong answers in their own module,
-#: tests/test_checks_ch13.py, written with the chapter; every other check's is here.
-OWN_LIBRARY = {name: "test_checks_ch13.py" for name in ch13.__all__ if name.startswith("check_")}
-CHECK_NAMES = [name for name in CHECKS if name.startswith("check_") and name not in OWN_LIBRARY]
+CHECK_NAMES = [name for name in CHECKS if name.startswith("check_")]
 #: A message that contradicts itself: "expected shape [2, 3]; yours is [2, 3]".
 SAME_SHAPE_TWICE = re.compile(r"(\[[0-9, ]+\])[^\[]*; yours (?:is |has shape |has )?\1")
 #: How many wrong answers each check needs at least.
@@ -58,17 +54,9 @@ def test_every_check_has_wrong_answers_in_the_library():
 def test_every_exercise_is_judged_on_its_own_notebooks_givens(notebook):
     """An exercise's check call, run from the notebook, hands the library the inputs it tests."""
     for name, calls in notebook_givens(notebook).items():
-        if name in OWN_LIBRARY:
-            continue
         held = [(g.args, g.kwargs) for g in givens(name) if g.label.startswith(notebook[:2])]
         assert len(held) == len(calls), (notebook, name)
         assert held[0][0] is calls[0][0] or name == "check_blocked_accuracy", (notebook, name)
-
-
-def test_a_check_with_its_own_library_is_tested_there():
-    for name, module in OWN_LIBRARY.items():
-        source = (BOOK.parent / "tests" / module).read_text(encoding="utf-8")
-        assert f"check_{name.removeprefix('check_')}" in source, (name, module)
 
 
 def test_every_named_slip_is_a_name_its_check_can_say():

@@ -167,3 +167,13 @@ def test_rms_norm_gives_unit_root_mean_square_and_offset_starts_as_identity():
     y = plain(x)
     torch.testing.assert_close(y.pow(2).mean(-1), torch.ones(3, dtype=torch.float64))
     torch.testing.assert_close(offset(x), y)  # weight 0 means scale 1 + 0
+
+
+@pytest.mark.parametrize("layout", PUBLISHED, ids=lambda m: m.name)
+def test_recorded_query_heads_are_those_the_source_states(layout):
+    """`heads` is recorded only where the source names the query heads, and as it names them."""
+    if layout.heads:
+        assert f"{layout.heads} heads" in layout.source or f"{layout.heads} query" in layout.source
+        assert layout.latent or layout.heads % layout.kv_heads == 0  # whole groups of query heads
+    else:
+        assert "query" not in layout.source and " heads," not in layout.source.split("KV")[0]

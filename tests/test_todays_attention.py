@@ -1,14 +1,20 @@
 """Chapter 13's layers against `transformers`' own, on random weights and random sizes.
 
-Every family (Llama's plain GQA, Qwen3's QK-norm, Mistral's window, Gemma 2's soft-capping
-with alternating windows, gpt-oss's sinks with alternating windows, DeepSeek-V3's latent
-attention, Qwen3-Next's gated attention) is built small from its config, given random
+Every family (Llama's plain GQA, Qwen3's QK-norm, OLMo 2's QK-norm over the whole
+projection, Mistral's window, Gemma 2's soft-capping with alternating windows, Gemma 3's
+window layers before each global one with QK-norm and its own score scale, gpt-oss's sinks
+with alternating windows, DeepSeek-V3's latent attention, Qwen3-Next's gated attention) is
+built small from its config, given random
 weights, and each of its attention layers is compared with ours loaded from its
 `state_dict`: to 1e-5 in float64 and 1e-4 in float32, for several drawn configurations.
 Then prefill, then decoding token by token with a cache, equals the full forward pass.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +23,7 @@ from hf_layers import FAMILIES, attention_io, ours_for, random_model
 
 from lessons.kv_cache import KVCache
 from lessons.latent import LatentAttention
+from lessons.modern import AttentionConfig
 
 SEEDS = (0, 1, 2)
 
@@ -45,6 +52,7 @@ def test_every_layer_equals_the_transformers_layer_in_float32(family):
 def test_the_configurations_drawn_cover_what_the_chapter_claims():
     """Grouping, windows narrower than the sequence, and alternation really occur."""
     seen = {"grouped": False, "window": False, "alternating": False, "q_rank": set()}
+    seen |= {"gemma3_scale": False, "gemma3_types": set(), "olmo2_grouped": False}
     for seed in SEEDS:
         for family in FAMILIES:
             model, ids = random_model(family, seed)
@@ -56,7 +64,14 @@ def test_the_configurations_drawn_cover_what_the_chapter_claims():
                 seen["alternating"] |= len(set(c.layer_types)) == 2
             if family == "deepseek_v3":
                 seen["q_rank"].add(c.q_lora_rank)
+            if family == "gemma3":
+                seen["gemma3_scale"] |= c.query_pre_attn_scalar != c.head_dim
+                seen["gemma3_types"] |= set(c.layer_types)
+            if family == "olmo2":
+                seen["olmo2_grouped"] |= c.num_attention_heads > c.num_key_value_heads
     assert seen["grouped"] and seen["window"] and seen["alternating"]
+    assert seen["gemma3_scale"] and seen["olmo2_grouped"]
+    assert seen["gemma3_types"] == {"sliding_attention", "full_attention"}
     assert seen["q_rank"] == {None, 12}
 
 
@@ -167,3 +182,49 @@ def test_the_comparison_fails_for_a_window_one_too_wide():
     wider.load_state_dict(ours.state_dict())
     with torch.no_grad():
         assert not torch.allclose(wider(x), expected, atol=1e-3)
+
+
+def _first_seed(family: str, wanted: Callable[[Any], bool]) -> int:
+    """The first seed whose drawn `family` config has the property `wanted`."""
+    return next(s for s in range(20) if wanted(random_model(family, s)[0].config))
+
+
+def test_gemma3_needs_its_own_score_scale():
+    """With 1 / sqrt(d_k) in place of 1 / sqrt(query_pre_attn_scalar) the layer differs."""
+    seed = _first_seed("gemma3", lambda c: c.query_pre_attn_scalar != c.head_dim)
+    model, ids = random_model("gemma3", seed)
+    x, expected = attention_io(model, ids)[0]
+    ours = ours_for(model, 0, "gemma3")
+    plain = type(ours)(dataclasses.replace(ours.config, scale=None)).double()
+    plain.load_state_dict(ours.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), expected, atol=1e-5, rtol=1e-5)
+        assert not torch.allclose(plain(x), expected, atol=1e-3)
+
+
+def test_olmo2_norms_the_whole_projection_not_each_head():
+    """Only the norm's span differs (the same d_k scales in every head): the layer differs."""
+    seed = _first_seed("olmo2", lambda c: c.num_attention_heads > 1)
+    model, ids = random_model("olmo2", seed)
+    theirs = model.layers[0].self_attn
+    d_k = theirs.head_dim
+    with torch.no_grad():  # every head gets head 0's scales, so a per-head norm can match them
+        for norm in (theirs.q_norm, theirs.k_norm):
+            norm.weight.copy_(norm.weight[:d_k].repeat(norm.weight.numel() // d_k))
+    x, expected = attention_io(model, ids)[0]
+    ours = ours_for(model, 0, "olmo2")
+    assert ours.q_norm.weight.shape == (ours.config.num_heads * d_k,)
+    per_head = type(ours)(dataclasses.replace(ours.config, norm_whole=False)).double()
+    state = ours.state_dict()
+    state["q_norm.weight"], state["k_norm.weight"] = (
+        state["q_norm.weight"][:d_k], state["k_norm.weight"][:d_k]
+    )  # fmt: skip
+    per_head.load_state_dict(state)
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), expected, atol=1e-5, rtol=1e-5)
+        assert not torch.allclose(per_head(x), expected, atol=1e-3)
+
+
+def test_norm_whole_without_qk_norm_is_refused():
+    with pytest.raises(ValueError, match="norm_whole"):
+        AttentionConfig(8, 2, 1, 4, norm_whole=True)

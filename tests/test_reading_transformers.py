@@ -1,0 +1,90 @@
+"""Chapter 13's notes on `transformers`' own attention code still point at the right lines.
+
+The chapter's section *Reading a real model's attention code* prints functions of the pinned
+`transformers` (read from the installed package with `inspect.getsource`, never copied) with
+our note under each line that an anchor names. The anchors live in `lessons.modern.READING`
+(Qwen3) and `lessons.latent.READING` (DeepSeek-V3). A release that renames, moves or drops a
+line makes a note point nowhere or at the wrong line: these tests fail then, and the pin's
+move (CONTRIBUTING.md) means rewriting the notes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pkgutil
+
+import pytest
+import transformers
+
+from lessons.latent import READING as LATENT_READING
+from lessons.modern import READING as MODERN_READING
+
+READING = MODERN_READING | LATENT_READING
+PINNED = "5.24.0"
+
+
+def _requirement_pin() -> str:
+    from repo_paths import ROOT
+
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("transformers=="):
+            return line.split("==")[1].strip()
+    raise AssertionError("requirements.txt pins no transformers")
+
+
+def test_the_notes_were_written_for_the_pinned_release():
+    assert transformers.__version__ == _requirement_pin() == PINNED, (
+        "the pin moved: re-read every anchor of lessons.modern.READING and lessons.latent.READING"
+        " against the new source, then update PINNED"
+    )
+
+
+def test_the_two_readings_cover_distinct_functions():
+    assert not set(MODERN_READING) & set(LATENT_READING)
+    assert len(READING) == len(MODERN_READING) + len(LATENT_READING) >= 8
+
+
+def _hits(name: str, anchor: str) -> list[int]:
+    """The numbers of the lines of the installed source of `name` that contain `anchor`."""
+    lines = inspect.getsource(pkgutil.resolve_name(name)).splitlines()
+    return [i for i, line in enumerate(lines) if anchor in line]
+
+
+@pytest.mark.parametrize("name", sorted(READING))
+def test_every_anchor_names_one_line_in_source_order(name):
+    where = []
+    for anchor, note in READING[name]:
+        hits = _hits(name, anchor)
+        assert len(hits) == 1, f"{name}: anchor {anchor!r} is on lines {hits}, not one"
+        where.append(hits[0])
+        assert note.strip() and len(note) < 400, f"{name}: {anchor!r} needs a short note"
+    assert where == sorted(where) and len(set(where)) == len(where), (
+        f"{name}: the notes are not in the order of the source lines {where}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "anchor", "meaning"),
+    [
+        # a few anchors whose line must still do what its note says
+        ("transformers.models.qwen3.modeling_qwen3:eager_attention_forward", "key_states = repeat_kv(", "(key,"),
+        ("transformers.models.qwen3.modeling_qwen3:Qwen3Attention.forward", "cache.update(", "key_states"),
+        ("transformers.models.qwen3.modeling_qwen3:Qwen3RotaryEmbedding.forward", "emb = torch.cat", "freqs, freqs"),
+        ("transformers.models.deepseek_v3.modeling_deepseek_v3:yarn_apply_mscale", "scaling = scaling", "mscale * mscale"),
+        ("transformers.models.deepseek_v3.modeling_deepseek_v3:DeepseekV3Attention.forward", "cache.update(", "kv_nope, k_rot"),
+    ],
+)  # fmt: skip
+def test_key_lines_still_say_what_the_notes_explain(name, anchor, meaning):
+    (line,) = [
+        line
+        for line in inspect.getsource(pkgutil.resolve_name(name)).splitlines()
+        if anchor in line
+    ]
+    assert meaning in line, line
+
+
+def test_the_line_count_catches_a_lost_or_a_vague_anchor():
+    """The check above can fail: a lost anchor is on no line, a vague one on two."""
+    eager = "transformers.models.qwen3.modeling_qwen3:eager_attention_forward"
+    assert _hits(eager, "this text is on no line of transformers") == []
+    assert len(_hits(eager, "repeat_kv(")) == 2  # keys and values
