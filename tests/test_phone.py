@@ -299,3 +299,27 @@ def test_page_icons_swaps_each_fontawesome_element_for_an_svg(monkeypatch):
     assert '<i aria-hidden="true" class="theme-switch sa-icon sa-icon-lg" data-mode="light">' in out
     assert '<span class="sa-icon" aria-hidden="true"><svg class="sa-icon-svg"' in out
     assert '<span class="fancy"></span>' in out
+
+
+def test_the_masks_table_is_one_card_per_row_on_a_phone_and_a_table_on_a_tablet(browser, device):
+    browser.get((HTML / "book" / "masks_elsewhere.html").as_uri())
+    browser.execute_async_script(PROBE)
+    m = browser.execute_script(
+        "const t = document.querySelector('table.phone-cards');"
+        "const box = t.closest('.pst-scrollable-table-container') || t.parentElement;"
+        "const cells = Array.from(t.querySelectorAll('tbody td'));"
+        "return {display: getComputedStyle(t).display, columns: t.querySelectorAll('thead th').length,"
+        " overflow: box.scrollWidth - box.clientWidth, cue: box.hasAttribute('data-scroll-cue'),"
+        " labels: cells.map(c => c.getAttribute('data-label')),"
+        " shown: cells.filter((c, k) => k % 3 === 1).map(c => getComputedStyle(c, '::before').content),"
+        " role: t.getAttribute('role')};"
+    )
+    assert m["columns"] == 3 and m["role"] == "table"
+    assert set(m["labels"][:3]) == {"Resource", "Mask argument and shape"} | {
+        "What an entry means (convention)"
+    }
+    if device == "phone":
+        assert m["display"] == "block" and m["overflow"] <= 0 and not m["cue"], m
+        assert all(c == '"Mask argument and shape"' for c in m["shown"]), m["shown"][:2]
+    else:
+        assert m["display"] == "table", m
