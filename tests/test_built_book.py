@@ -125,18 +125,22 @@ def test_no_page_or_stylesheet_uses_fontawesome_and_every_icon_is_an_inline_svg(
 
 
 def _open(browser, page: Path) -> None:
+    """Open `page` and wait until it has loaded and MathJax has typeset all of it.
+
+    MathJax typesets in batches (`_ext/static/phone.js`): its startup promise resolves
+    after the last one.
+    """
     browser.get(page.as_uri())
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        ready = browser.execute_script(
-            "return document.readyState === 'complete' && "
-            "(!window.MathJax || !MathJax.startup || MathJax.startup.promise === undefined || "
-            "document.querySelectorAll('mjx-container').length > 0 || "
-            "document.querySelectorAll('.math').length === 0)"
-        )
-        if ready:
-            return
-        time.sleep(0.1)
+    browser.execute_async_script(
+        "const done = arguments[arguments.length - 1]; const t0 = Date.now();"
+        "(function wait() {"
+        "  if (document.readyState !== 'complete' && Date.now() - t0 < 10000) {"
+        "    setTimeout(wait, 50);"
+        "  } else if (window.MathJax && MathJax.startup && MathJax.startup.promise) {"
+        "    MathJax.startup.promise.then(() => done(true), () => done(false));"
+        "  } else { done(true); }"
+        "})();"
+    )
 
 
 def test_every_page_loads_offline_without_a_console_error_with_math_typeset_and_images_described(

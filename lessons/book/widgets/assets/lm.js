@@ -649,9 +649,8 @@
     }
   });
 
-  // The widget starts (reads its data, decodes the step shown, draws) when it comes within a
-  // screen of the view, once the page is parsed, or when the reader touches it. The work is
-  // cut into tasks of a few milliseconds each, so the page answers in between: one per
+  // The widget starts (reads its data, decodes the step shown, draws) once its script has
+  // run (below). The work is cut into tasks of a few milliseconds each, so the page answers in between: one per
   // tensor decoded, one per ROWS rows of the first forward pass (each pass keeps the rows
   // before it, `kept`), then the drawing. Once drawn, the other steps are decoded when the
   // page is idle, so that the slider's first move to one costs a forward pass, no decoding.
@@ -700,27 +699,8 @@
       idle(decodeRest);
     }
   }
-  root.addEventListener("focusin", start);
-  root.addEventListener("pointerdown", start);
-  if (window.IntersectionObserver) {
-    var seen = new IntersectionObserver(
-      function (entries) {
-        if (entries.some(function (entry) { return entry.isIntersecting; })) {
-          seen.disconnect();
-          start();
-        }
-      },
-      { rootMargin: "100% 0px" }
-    );
-    seen.observe(root);
-  }
-  // Once the page is parsed (not once it has loaded: the figures need not wait for it),
-  // after what the parser queued.
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () {
-      later(start);
-    });
-  } else {
-    later(start);
-  }
+  // As soon as the script has run, in a task after it (the parser goes on meanwhile): not
+  // once the page is parsed or loaded. On a slow network the widget's 1.3 MB come last but
+  // a little of the page; the figures and MathJax need not come first.
+  later(start);
 })();
