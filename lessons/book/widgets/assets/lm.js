@@ -100,7 +100,7 @@
   }
 
   // The weights of each embedded step, decoded tensor by tensor when first used. A step's
-  // tensors can be decoded one task at a time (`decodeSoon`), so the page answers in between.
+  // tensors can be decoded one at a time (`start`, `decodeRest`), so the page answers in between.
   var models = {};
   function model(step) {
     if (!models[step]) {
@@ -121,20 +121,37 @@
     });
     return m.w;
   }
-  function decodeSoon(step, then) {
-    var left = undecoded(step);
-    if (!left.length) {
-      then();
-      return;
-    }
-    model(step).w[left[0]] = decode(model(step).tensors[left[0]]);
-    later(function () {
-      decodeSoon(step, then);
-    });
+  // Run fn as a task of its own, after what the page has queued (input, drawing): through a
+  // message, not a timer, since timers nested five deep wait 4 ms each at least.
+  var queue = [];
+  var channel = window.MessageChannel ? new MessageChannel() : null;
+  if (channel) {
+    channel.port1.onmessage = function () {
+      queue.shift()();
+    };
   }
-  // Run fn as a task of its own, after what the page has queued (input, drawing).
   function later(fn) {
-    setTimeout(fn, 0);
+    if (channel) {
+      queue.push(fn);
+      channel.port2.postMessage(0);
+    } else {
+      setTimeout(fn, 0);
+    }
+  }
+  // Run the steps in order, as many in each task as fit in BUDGET_MS, then `then`.
+  var BUDGET_MS = 30;
+  function inSlices(work, then) {
+    var t0 = Date.now();
+    while (work.length && Date.now() - t0 < BUDGET_MS) {
+      work.shift()();
+    }
+    if (work.length) {
+      later(function () {
+        inSlices(work, then);
+      });
+    } else {
+      then();
+    }
   }
 
   // The first character of text outside the vocabulary, as a message; null if none.
@@ -650,10 +667,11 @@
   });
 
   // The widget starts (reads its data, decodes the step shown, draws) once its script has
-  // run (below). The work is cut into tasks of a few milliseconds each, so the page answers in between: one per
-  // tensor decoded, one per ROWS rows of the first forward pass (each pass keeps the rows
-  // before it, `kept`), then the drawing. Once drawn, the other steps are decoded when the
-  // page is idle, so that the slider's first move to one costs a forward pass, no decoding.
+  // run (below). The work is cut into steps (one per tensor decoded, one per ROWS rows of the
+  // first forward pass, each pass keeping the rows before it, `kept`), run BUDGET_MS at a
+  // time, so the page answers in between; then the drawing. Once drawn, the other steps are
+  // decoded when the page is idle, so that the slider's first move to one costs a forward
+  // pass, no decoding.
   var ROWS = 16;
   var started = false;
   function start() {
@@ -663,23 +681,23 @@
     started = true;
     load();
     var first = step();
-    decodeSoon(first, function () {
-      var text = box.value;
-      var valid = !outside(text) && text.length <= cfg.n_ctx;
-      var done = 0;
-      (function rows() {
-        if (valid && done + ROWS < text.length && first === step()) {
-          done += ROWS;
-          run(text.slice(0, done), first);
-          later(rows);
-          return;
-        }
-        slider.setAttribute("aria-valuetext", "step " + step());
-        state.position = Math.max(0, box.value.length - 1);
-        recompute();
-        core.ready(root);
-        idle(decodeRest);
-      })();
+    var text = box.value;
+    var work = undecoded(first).map(function (name) {
+      return function () {
+        model(first).w[name] = decode(model(first).tensors[name]);
+      };
+    });
+    if (!outside(text) && text.length <= cfg.n_ctx) {
+      for (var done = ROWS; done < text.length; done += ROWS) {
+        work.push(run.bind(null, text.slice(0, done), first));
+      }
+    }
+    inSlices(work, function () {
+      slider.setAttribute("aria-valuetext", "step " + step());
+      state.position = Math.max(0, box.value.length - 1);
+      recompute();
+      core.ready(root);
+      idle(decodeRest);
     });
   }
   function idle(fn) {
