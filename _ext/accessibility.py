@@ -76,10 +76,16 @@ RULES = (
 FOCUSABLE_WIDE_MATH = """
 document.addEventListener("DOMContentLoaded", function () {
   function markWideMath() {
-    document.querySelectorAll('mjx-container[display="true"]').forEach(function (math) {
-      if (math.scrollWidth > math.clientWidth && !math.hasAttribute("tabindex")) {
-        math.setAttribute("tabindex", "0");
+    // Every width is read before any attribute is written: a read after a write would lay
+    // the page out again, once per equation (a quarter of a second on chapter 12).
+    var wide = Array.prototype.filter.call(
+      document.querySelectorAll('mjx-container[display="true"]'),
+      function (math) {
+        return math.scrollWidth > math.clientWidth && !math.hasAttribute("tabindex");
       }
+    );
+    wide.forEach(function (math) {
+      math.setAttribute("tabindex", "0");
     });
   }
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {

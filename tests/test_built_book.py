@@ -89,22 +89,58 @@ def test_each_chapters_colab_and_binder_buttons_open_its_reader_notebook(chapter
     assert (BOOK / f"{chapter}.ipynb").exists()
 
 
+def test_no_page_or_stylesheet_uses_fontawesome_and_every_icon_is_an_inline_svg():
+    # _ext/icons.py: the theme's FontAwesome icons become inline SVG and CSS masks, and
+    # FontAwesome's fonts, rules and script leave the book.
+    static = HTML / "_static"
+    assert not (static / "vendor" / "fontawesome").exists()
+    assert not list(static.rglob("fontawesome.js*"))
+    assert not list(static.rglob("fa-*.woff2"))
+    for sheet in static.rglob("*.css"):
+        if "mathjax" in sheet.parts:
+            continue
+        css = sheet.read_text(encoding="utf-8")
+        name = sheet.relative_to(HTML)
+        assert "Font Awesome" not in css and "--fa-" not in css, name
+        assert not re.search(r"[\ue000-\uf8ff]|content:\s*\"\\[ef][0-9a-fA-F]{3}\"", css), name
+    theme = (static / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    assert "mask-image:var(--pst-icon-admonition-note)" in theme  # the admonitions' icons
+    fa_class = re.compile(r'class="[^"]*(?<![\w-])fa(?:[srb]|-[a-z0-9-]+)?(?![\w-])')
+    icon = re.compile(r'<(i|span) [^>]*class="[^"]*\bsa-icon\b[^>]*>(.*?)</\1>', re.S)
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(HTML)
+        assert not fa_class.search(text), (name, fa_class.search(text)[0])
+        assert "fontawesome" not in text.lower(), name
+        icons = icon.findall(text)
+        if "bd-header" in text:  # not index.html, which only redirects
+            assert len(icons) >= 5, name  # menu, search, colour mode, back to top ...
+        for _, inner in icons:
+            assert re.fullmatch(
+                r'<svg [^>]*viewBox="0 0 \d+ \d+"[^>]*>(<path [^>]+></path>)+</svg>', inner
+            ), (name, inner[:80])
+
+
 # --- in a real browser -------------------------------------------------------------
 
 
 def _open(browser, page: Path) -> None:
+    """Open `page` and wait until it has loaded and MathJax has typeset all of it.
+
+    MathJax typesets in batches (`_ext/static/phone.js`): its startup promise resolves
+    after the last one.
+    """
     browser.get(page.as_uri())
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        ready = browser.execute_script(
-            "return document.readyState === 'complete' && "
-            "(!window.MathJax || !MathJax.startup || MathJax.startup.promise === undefined || "
-            "document.querySelectorAll('mjx-container').length > 0 || "
-            "document.querySelectorAll('.math').length === 0)"
-        )
-        if ready:
-            return
-        time.sleep(0.1)
+    browser.execute_async_script(
+        "const done = arguments[arguments.length - 1]; const t0 = Date.now();"
+        "(function wait() {"
+        "  if (document.readyState !== 'complete' && Date.now() - t0 < 10000) {"
+        "    setTimeout(wait, 50);"
+        "  } else if (window.MathJax && MathJax.startup && MathJax.startup.promise) {"
+        "    MathJax.startup.promise.then(() => done(true), () => done(false));"
+        "  } else { done(true); }"
+        "})();"
+    )
 
 
 def test_every_page_loads_offline_without_a_console_error_with_math_typeset_and_images_described(

@@ -262,6 +262,7 @@ def test_a_new_text_selects_its_last_character_and_heads_are_named_layer_dot_hea
         f"{float(cell.get_attribute('data-value')):.4f}"
     )
     assert cell.get_attribute("aria-current") == "true"
+    assert cell.text == ""  # a strip's cell is its colour; its number is in the title
     assert root.find_elements(By.CSS_SELECTOR, "[data-lm-hint]")
     assert severe(browser) == []
 

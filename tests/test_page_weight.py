@@ -4,7 +4,7 @@ Counted in the session's browser (tests/conftest.py) as a reader's browser loads
 from a web server: the HTML, the theme's styles, scripts and fonts, MathJax's components
 and fonts, the figures, and the in-page model with its three checkpoints. Bytes are
 counted as decoded: a server that compresses sends fewer. What keeps the page light is
-in `_ext/static/README.md` (no FontAwesome script), `_ext/templates/layout.html` (no
+in `_ext/icons.py` (no FontAwesome), `_ext/templates/layout.html` (no
 search index outside the search page), the Makefile (MathJax's components, not its
 combined file) and `lessons/book/widgets/lm_widget.py` (three checkpoints, in base 85).
 """
@@ -71,8 +71,9 @@ def test_chapter_12_with_everything_it_loads_is_under_4_mb(browser, served):
     assert loads[0][0] == served + CHAPTER and loads[0][1] > 1_000_000  # the page itself
     assert [name for name, _ in loads if not name.startswith(served)] == []
     names = " ".join(name for name, _ in loads)
-    for part in ("mathjax/core.js", "fa-solid-900.woff2", "_images/"):
+    for part in ("mathjax/core.js", "pydata-sphinx-theme.css", "_images/"):
         assert part in names, part  # the count covers the theme, MathJax and the figures
+    assert [n for n, _ in loads if "fontawesome" in n or "/webfonts/" in n] == []
     total = sum(size for _, size in loads)
     heaviest = sorted(loads, key=lambda load: -load[1])[:8]
     assert total < MAX_BYTES, (total, heaviest)
@@ -80,9 +81,9 @@ def test_chapter_12_with_everything_it_loads_is_under_4_mb(browser, served):
 
 
 def test_the_theme_s_heavy_extras_stay_out_of_every_page():
-    # FontAwesome's SVG script (1.5 MB) is replaced by an empty file: the theme's stylesheet
-    # draws the icons with the web fonts.
-    assert (HTML / "_static" / "scripts" / "fontawesome.js").stat().st_size < 1000
+    # FontAwesome (its 1.5 MB script, 275 kB of fonts, 84 kB of rules) is gone: _ext/icons.py
+    # draws the theme's icons as inline SVG.
+    assert not (HTML / "_static" / "scripts" / "fontawesome.js").exists()
     # The search index (0.15 MB) is loaded by the search page only.
     pages = [p for p in HTML.rglob("*.html") if "_static" not in p.parts]
     with_index = [

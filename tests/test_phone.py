@@ -187,3 +187,139 @@ def test_a_tap_enlarges_a_figure_to_its_drawn_size_and_a_tap_closes_it(browser, 
     WebDriverWait(browser, 3, poll_frequency=0.05).until(
         lambda d: dialog.get_attribute("open") is None
     )
+
+
+# --- The theme's icons: inline SVG, no FontAwesome (_ext/icons.py) ---------------------
+
+ICONS_PROBE = """
+const done = arguments[arguments.length - 1];
+const math = window.MathJax && MathJax.startup && MathJax.startup.promise;
+Promise.all([math || Promise.resolve(), document.fonts.ready]).then(() => {
+  const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+  const icons = Array.from(document.querySelectorAll(".sa-icon")).filter(shown);
+  const drawn = e => {
+    const r = e.querySelector("svg").getBoundingClientRect();
+    return r.width >= 8 && r.height >= 8;
+  };
+  const pseudo = [];
+  document.querySelectorAll("body *").forEach(e => ["::before", "::after"].forEach(p => {
+    const s = getComputedStyle(e, p);
+    if (s.content !== "none" && /awesome/i.test(s.fontFamily)) pseudo.push(e.className + p);
+  }));
+  const titles = Array.from(document.querySelectorAll(".admonition > .admonition-title"))
+    .filter(shown).map(t => {
+      const s = getComputedStyle(t, "::after");
+      return [s.maskImage || s.webkitMaskImage, parseFloat(s.width), s.backgroundColor];
+    });
+  done({
+    fonts: Array.from(document.fonts).map(f => f.family).filter(f => /awesome/i.test(f)),
+    loads: performance.getEntriesByType("resource").map(e => e.name)
+      .filter(n => /fontawesome|webfonts|fa-(solid|brands|regular)/i.test(n)),
+    shown: icons.length,
+    empty: icons.filter(e => !drawn(e)).map(e => e.outerHTML.slice(0, 80)),
+    pseudo: pseudo.slice(0, 5),
+    titles: titles,
+  });
+});
+"""
+
+
+def check_icons(browser, page: str, fewest: int) -> dict:
+    browser.get((HTML / "book" / f"{page}.html").as_uri())
+    m = browser.execute_async_script(ICONS_PROBE)
+    assert m["fonts"] == [] and m["loads"] == [], m  # FontAwesome is neither declared nor loaded
+    assert m["pseudo"] == [], m  # no ::before or ::after draws with its font
+    assert m["shown"] >= fewest and m["empty"] == [], m  # every icon shown has a size
+    for mask, width, colour in m["titles"]:  # an admonition's icon: the SVG, in its colour
+        assert mask.startswith('url("data:image/svg+xml') and width > 8, m
+        assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), m
+    return m
+
+
+@pytest.mark.parametrize("page", ["06_masking", "12_language_model_on_real_text"])
+def test_the_theme_s_icons_show_as_svg_without_fontawesome_on_a_touch_screen(browser, device, page):
+    # A phone shows the menu, search and contents buttons and the colour mode at least.
+    check_icons(browser, page, 3)
+
+
+def test_the_theme_s_icons_show_as_svg_without_fontawesome_on_a_desktop(browser):
+    browser.set_window_size(1280, 1000)
+    m = check_icons(browser, "06_masking", 7)
+    assert m["titles"], "chapter 6 opens with an admonition (its learning objectives)"
+
+
+def test_strip_fontawesome_keeps_other_rules_and_draws_font_icons_as_masks(monkeypatch):
+    from repo_paths import EXTENSIONS
+
+    monkeypatch.syspath_prepend(str(EXTENSIONS))
+    import icons
+
+    css = (
+        "/*!\n * Font Awesome Free 6.5.2 */.fa,.fas{font-family:Font Awesome\\ 6 Free}"
+        '.fa-sr-only,.sr-only{height:1px}.fa-bell:before{content:"\\f0f3"}'
+        ':root{--fa-font-solid:normal 900 1em/1 "Font Awesome 6 Free"}'
+        "@font-face{font-family:Font Awesome\\ 6 Free;src:url(fa-solid-900.woff2)}"
+        "@font-face{font-family:Other;src:url(other.woff2)}"
+        "@media (prefers-reduced-motion:reduce){.fa-spin{animation:none}}"
+        "@keyframes fa-spin{0%{transform:rotate(0)}}"
+        ':root{--pst-icon-bell:"\\f0f3";--pst-icon-note:var(--pst-icon-bell);--pst-x:"a"}'
+        ".note:after{content:var(--pst-icon-note);font:var(--fa-font-solid);margin:0}"
+        'p.x:after{content:"\\f0f3";font-family:Font Awesome\\ 6 Free;font-weight:900}'
+        "a{color:red}"
+    )
+    out, unknown = icons.strip_fontawesome(css, icons.glyph_names(css))
+    assert unknown == []
+    assert "Font Awesome" not in out and "--fa-" not in out and ".fa" not in out
+    assert ".sr-only{height:1px}" in out and "@font-face{font-family:Other" in out
+    assert "a{color:red}" in out and '--pst-x:"a"' in out
+    bell = icons.mask_url("bell")
+    assert f"--pst-icon-bell:{bell}" in out and "--pst-icon-note:var(--pst-icon-bell)" in out
+    assert '.note:after{content:"";-webkit-mask-image:var(--pst-icon-note)' in out
+    assert f'p.x:after{{content:"";-webkit-mask-image:{bell}' in out and "900" not in out
+    assert "@media" not in out and "@keyframes" not in out
+    # A glyph the map does not know is reported, never silently drawn empty.
+    _, unknown = icons.strip_fontawesome('b:after{content:"\\f000"}', {0xF000: ["glass"]})
+    assert unknown == ["U+F000 (glass)"]
+
+
+def test_page_icons_swaps_each_fontawesome_element_for_an_svg(monkeypatch):
+    from repo_paths import EXTENSIONS
+
+    monkeypatch.syspath_prepend(str(EXTENSIONS))
+    import icons
+
+    page = (
+        '<script defer src="../_static/scripts/fontawesome.js?digest=1"></script>'
+        '<i aria-hidden="true" class="theme-switch fa-solid fa-sun fa-lg" data-mode="light"></i>'
+        '<span class="fa-solid fa-bars"></span><i class="fas fa-unknown-thing"></i>'
+        '<span class="fancy"></span>'
+    )
+    out, unknown = icons.page_icons(page)
+    assert "fontawesome" not in out and unknown == ["fas fa-unknown-thing"]
+    assert '<i aria-hidden="true" class="theme-switch sa-icon sa-icon-lg" data-mode="light">' in out
+    assert '<span class="sa-icon" aria-hidden="true"><svg class="sa-icon-svg"' in out
+    assert '<span class="fancy"></span>' in out
+
+
+def test_the_masks_table_is_one_card_per_row_on_a_phone_and_a_table_on_a_tablet(browser, device):
+    browser.get((HTML / "book" / "masks_elsewhere.html").as_uri())
+    browser.execute_async_script(PROBE)
+    m = browser.execute_script(
+        "const t = document.querySelector('table.phone-cards');"
+        "const box = t.closest('.pst-scrollable-table-container') || t.parentElement;"
+        "const cells = Array.from(t.querySelectorAll('tbody td'));"
+        "return {display: getComputedStyle(t).display, columns: t.querySelectorAll('thead th').length,"
+        " overflow: box.scrollWidth - box.clientWidth, cue: box.hasAttribute('data-scroll-cue'),"
+        " labels: cells.map(c => c.getAttribute('data-label')),"
+        " shown: cells.filter((c, k) => k % 3 === 1).map(c => getComputedStyle(c, '::before').content),"
+        " role: t.getAttribute('role')};"
+    )
+    assert m["columns"] == 3 and m["role"] == "table"
+    assert set(m["labels"][:3]) == {"Resource", "Mask argument and shape"} | {
+        "What an entry means (convention)"
+    }
+    if device == "phone":
+        assert m["display"] == "block" and m["overflow"] <= 0 and not m["cue"], m
+        assert all(c == '"Mask argument and shape"' for c in m["shown"]), m["shown"][:2]
+    else:
+        assert m["display"] == "table", m

@@ -13,9 +13,46 @@
  * 3. A figure shown smaller than it was drawn opens at its full size with one tap, in a dialog
  *    that pans (nothing is fetched: the same image); Escape, the close button or a tap on the
  *    backdrop closes it.
+ * 4. A table with the class `phone-cards` (`:::{table}` with `:class: phone-cards` in a
+ *    page's Markdown) reads as one card per row on a phone (phone.css): each cell gets its
+ *    column's name in `data-label`, shown above it, and the roles of a table, which some
+ *    browsers drop from a table not displayed as one.
+ * 5. MathJax typesets the page in batches of BATCH equations, each its own task, instead of
+ *    all at once: one task of half a second on chapter 12 (two on a slow laptop), during
+ *    which the page answers nothing. MathJax.startup.promise still resolves once all is
+ *    typeset. This script runs before MathJax's (both are deferred, this one first).
  */
 (function () {
   "use strict";
+
+  var BATCH = 12;
+  function typesetInBatches() {
+    var config = window.MathJax;
+    if (!config || config.version || (config.startup && config.startup.pageReady)) {
+      return; // no MathJax on this page, MathJax already running, or another plan
+    }
+    config.startup = config.startup || {};
+    config.startup.pageReady = function () {
+      var equations = Array.prototype.slice.call(document.querySelectorAll(".math"));
+      var at = 0;
+      function next() {
+        if (at >= equations.length) {
+          // Whatever math sits outside Sphinx's .math elements (a notebook's output), in one
+          // last pass over the page: what is typeset already is not found again.
+          return MathJax.typesetPromise();
+        }
+        var batch = equations.slice(at, at + BATCH);
+        at += BATCH;
+        return MathJax.typesetPromise(batch)
+          .then(function () {
+            return new Promise(function (resolve) { setTimeout(resolve, 0); });
+          })
+          .then(next);
+      }
+      return next();
+    };
+  }
+  typesetInBatches();
 
   function forwardToggles() {
     ["primary", "secondary"].forEach(function (side) {
@@ -70,19 +107,29 @@
     region.addEventListener("scroll", function () { cues([region]); }, { passive: true });
   }
 
-  function cueAll() {
-    var regions = Array.prototype.slice.call(document.querySelectorAll(SCROLLERS));
+  // The regions inside `scope` (the whole page if none).
+  function cueAll(scope) {
+    var regions = Array.prototype.slice.call((scope || document).querySelectorAll(SCROLLERS));
     cues(regions);
     regions.forEach(watch);
   }
 
-  var pending = false;
-  function cueSoon() {
-    if (pending) return;
-    pending = true;
+  // Once per frame: the whole page, or only the widgets that changed since the last frame
+  // (a keystroke in chapter 12's widget need not measure every equation of the page).
+  var pending = null;
+  function cueSoon(scope) {
+    var whole = !(scope instanceof Element);
+    if (pending) {
+      if (whole) pending.whole = true;
+      else if (pending.scopes.indexOf(scope) < 0) pending.scopes.push(scope);
+      return;
+    }
+    pending = { whole: whole, scopes: whole ? [] : [scope] };
     requestAnimationFrame(function () {
-      pending = false;
-      cueAll();
+      var job = pending;
+      pending = null;
+      if (job.whole) cueAll();
+      else job.scopes.forEach(cueAll);
     });
   }
 
@@ -152,28 +199,57 @@
     });
   }
 
+  function labelCards() {
+    document.querySelectorAll("table.phone-cards").forEach(function (table) {
+      var names = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        th.setAttribute("role", "columnheader");
+        return th.textContent.replace(/\s+/g, " ").trim();
+      });
+      table.setAttribute("role", "table");
+      table.querySelectorAll("tr").forEach(function (row) {
+        row.setAttribute("role", "row");
+        Array.prototype.forEach.call(row.children, function (cell, k) {
+          if (cell.tagName !== "TD") return;
+          cell.setAttribute("role", "cell");
+          if (names[k]) cell.setAttribute("data-label", names[k]);
+        });
+      });
+      table.querySelectorAll("thead, tbody").forEach(function (group) {
+        group.setAttribute("role", "rowgroup");
+      });
+    });
+  }
+
   function start() {
     forwardToggles();
+    labelCards();
     markFigures();
     cueAll();
     window.addEventListener("resize", function () {
-      cueSoon();
+      cueSoon(null);
       document.querySelectorAll("article.bd-article img").forEach(function (img) {
         if (!img.closest(".lw, .attn-explorer, .figure-zoom")) markFigure(img);
       });
     });
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-      MathJax.startup.promise.then(cueSoon);
+      MathJax.startup.promise.then(function () { cueSoon(null); });
     }
-    window.addEventListener("load", cueSoon);
+    window.addEventListener("load", function () { cueSoon(null); });
     // Widgets draw their matrices after the page has loaded, and redraw them on input.
     if (window.ResizeObserver) {
-      var observer = new ResizeObserver(cueSoon);
+      var observer = new ResizeObserver(function () { cueSoon(null); });
       var article = document.querySelector("article.bd-article");
       if (article) observer.observe(article);
     }
-    document.addEventListener("input", cueSoon, true);
-    document.addEventListener("click", cueSoon, true);
+    // A widget's matrices change when it redraws (after a keystroke, a click, a slider).
+    if (window.MutationObserver) {
+      document.querySelectorAll(".lw, .attn-explorer").forEach(function (widget) {
+        new MutationObserver(function () { cueSoon(widget); }).observe(widget, {
+          childList: true,
+          subtree: true,
+        });
+      });
+    }
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -58,15 +58,16 @@
   }
   function bytes85(text, length) {
     var out = new Uint8Array(Math.ceil(text.length / 5) * 4);
-    for (var g = 0; g < text.length; g += 5) {
+    for (var g = 0, o = 0; g < text.length; g += 5, o += 4) {
       var n = 0;
       for (var k = 0; k < 5; k++) {
         n = n * 85 + (g + k < text.length ? digit[text.charCodeAt(g + k)] : 84);
       }
-      for (var b = 3; b >= 0; b--) {
-        out[(g / 5) * 4 + b] = n % 256;
-        n = Math.floor(n / 256);
-      }
+      n = n >>> 0; // below 2^32: the four bytes, most significant first
+      out[o] = n >>> 24;
+      out[o + 1] = (n >>> 16) & 255;
+      out[o + 2] = (n >>> 8) & 255;
+      out[o + 3] = n & 255;
     }
     return out.subarray(0, length);
   }
@@ -98,19 +99,59 @@
     return out;
   }
 
+  // The weights of each embedded step, decoded tensor by tensor when first used. A step's
+  // tensors can be decoded one at a time (`start`, `decodeRest`), so the page answers in between.
   var models = {};
-
-  // The weights of one embedded step, decoded once when first used.
-  function weights(step) {
+  function model(step) {
     if (!models[step]) {
-      var entry = data.checkpoints[steps.indexOf(step)];
-      var w = {};
-      Object.keys(entry.tensors).forEach(function (name) {
-        w[name] = decode(entry.tensors[name]);
-      });
-      models[step] = w;
+      models[step] = { tensors: data.checkpoints[steps.indexOf(step)].tensors, w: {} };
     }
     return models[step];
+  }
+  function undecoded(step) {
+    var m = model(step);
+    return Object.keys(m.tensors).filter(function (name) {
+      return !m.w[name];
+    });
+  }
+  function weights(step) {
+    var m = model(step);
+    undecoded(step).forEach(function (name) {
+      m.w[name] = decode(m.tensors[name]);
+    });
+    return m.w;
+  }
+  // Run fn as a task of its own, after what the page has queued (input, drawing): through a
+  // message, not a timer, since timers nested five deep wait 4 ms each at least.
+  var queue = [];
+  var channel = window.MessageChannel ? new MessageChannel() : null;
+  if (channel) {
+    channel.port1.onmessage = function () {
+      queue.shift()();
+    };
+  }
+  function later(fn) {
+    if (channel) {
+      queue.push(fn);
+      channel.port2.postMessage(0);
+    } else {
+      setTimeout(fn, 0);
+    }
+  }
+  // Run the steps in order, as many in each task as fit in BUDGET_MS, then `then`.
+  var BUDGET_MS = 30;
+  function inSlices(work, then) {
+    var t0 = Date.now();
+    while (work.length && Date.now() - t0 < BUDGET_MS) {
+      work.shift()();
+    }
+    if (work.length) {
+      later(function () {
+        inSlices(work, then);
+      });
+    } else {
+      then();
+    }
   }
 
   // The first character of text outside the vocabulary, as a message; null if none.
@@ -137,11 +178,12 @@
   function linear(x, n, dIn, W, row0, dOut, bias) {
     var y = new Float32Array(n * dOut);
     for (var i = 0; i < n; i++) {
+      var x0 = i * dIn;
       for (var o = 0; o < dOut; o++) {
         var s = 0;
         var w0 = (row0 + o) * dIn;
         for (var k = 0; k < dIn; k++) {
-          s += x[i * dIn + k] * W[w0 + k];
+          s += x[x0 + k] * W[w0 + k];
         }
         y[i * dOut + o] = bias ? s + bias[o] : s;
       }
@@ -175,11 +217,33 @@
   // The model is causal: row i of every layer depends on positions 0 .. i only. So the last
   // call's rows are kept (`kept`), and a text that shares its first p characters with the last
   // one (at the same step) computes rows p .. n-1 alone: typing at the end costs one row, not
-  // the whole text. Each row is computed by the same operations either way.
+  // the whole text. Each row is computed by the same operations either way. The rows live in
+  // typed arrays sized for n_ctx, allocated once: per layer the keys and values [n_ctx,
+  // d_model] and each head's weights [n_ctx, n_ctx] (row i holds keys 0 .. i), and the
+  // logits [n_ctx, vocab].
   var kept = null;
+  function buffers() {
+    var n = cfg.n_ctx;
+    var d = cfg.d_model;
+    var layers = [];
+    for (var layer = 0; layer < cfg.n_layers; layer++) {
+      var heads = [];
+      for (var head = 0; head < cfg.num_heads; head++) {
+        heads.push(new Float32Array(n * n));
+      }
+      layers.push({ K: new Float32Array(n * d), V: new Float32Array(n * d), attention: heads });
+    }
+    return {
+      text: "",
+      checkpoint: null,
+      layers: layers,
+      logits: new Float32Array(n * cfg.vocab),
+      z: new Float64Array(n),
+      sum: new Float64Array(d),
+    };
+  }
 
-  // The contract: attention [layer][head][n][n] and logits [n][vocab] of `checkpoint` on `text`.
-  function forward(text, checkpoint) {
+  function check(text, checkpoint) {
     load();
     var problem = outside(text);
     if (problem) {
@@ -191,65 +255,66 @@
     if (steps.indexOf(checkpoint) < 0) {
       throw new Error("checkpoint must be one of the embedded steps " + steps.join(", "));
     }
+  }
+
+  // The forward pass of `checkpoint` on `text` into `kept` (rows p .. n-1 computed anew).
+  function run(text, checkpoint) {
+    check(text, checkpoint);
     var W = weights(checkpoint);
+    if (!kept) {
+      kept = buffers();
+    }
     var n = text.length;
     var d = cfg.d_model;
     var h = cfg.num_heads;
     var dk = d / h;
+    var nCtx = cfg.n_ctx;
     var scale = Math.sqrt(dk);
-    var old = kept && kept.checkpoint === checkpoint ? kept : null;
     var p = 0; // rows 0 .. p-1 are the last call's
-    if (old) {
-      var shared = Math.min(old.text.length, n);
-      while (p < shared && old.text[p] === text[p]) {
+    if (kept.checkpoint === checkpoint) {
+      var shared = Math.min(kept.text.length, n);
+      while (p < shared && kept.text[p] === text[p]) {
         p++;
       }
       if (p === n) {
         p = n - 1; // the same text (or a prefix): recompute its last row, so every path runs
       }
     }
+    kept.text = "";
+    kept.checkpoint = checkpoint;
     var m = n - p; // rows computed here
-    // A kept row of weights, cut or padded with zeros to the new length n.
-    function resized(row) {
-      var out = row.slice(0, Math.min(n, row.length));
-      while (out.length < n) {
-        out.push(0);
-      }
-      return out;
-    }
     var x = new Float32Array(m * d); // the residual stream of rows p .. n-1 [m, d_model]
+    var embed = W["embed.weight"];
+    var pos = W["pos.weight"];
     for (var i = p; i < n; i++) {
       var id = index[text[i]];
       for (var k = 0; k < d; k++) {
-        x[(i - p) * d + k] = W["embed.weight"][id * d + k] + W["pos.weight"][i * d + k];
+        x[(i - p) * d + k] = embed[id * d + k] + pos[i * d + k];
       }
     }
-    var layers = [];
+    var z = kept.z;
+    var sum = kept.sum;
     for (var layer = 0; layer < cfg.n_layers; layer++) {
       var pre = "attns." + layer + ".";
       var normed = layerNorm(x, m, d, W["norms." + layer + ".weight"], W["norms." + layer + ".bias"]);
       var inProj = W[pre + "in_proj.weight"]; // [3 d_model, d_model]: Q rows, K rows, V rows
       var Q = linear(normed, m, d, inProj, 0, d); // rows p .. n-1
-      var K = new Float32Array(n * d); // every row: new queries read the kept keys too
-      var V = new Float32Array(n * d);
-      if (p) {
-        K.set(old.layers[layer].K.subarray(0, p * d));
-        V.set(old.layers[layer].V.subarray(0, p * d));
-      }
+      var K = kept.layers[layer].K; // every row: new queries read the kept keys too
+      var V = kept.layers[layer].V;
       K.set(linear(normed, m, d, inProj, d, d), p * d);
       V.set(linear(normed, m, d, inProj, 2 * d, d), p * d);
       var merged = new Float32Array(m * d); // heads side by side [m, h * d_k]
-      var heads = [];
       for (var head = 0; head < h; head++) {
-        var rows = p ? old.layers[layer].attention[head].slice(0, p).map(resized) : [];
+        var A = kept.layers[layer].attention[head];
         var off = head * dk;
         for (i = p; i < n; i++) {
-          var z = new Float64Array(i + 1); // causal: keys 0 .. i
+          var q0 = (i - p) * d + off;
           var max = -Infinity;
           for (var j = 0; j <= i; j++) {
             var s = 0;
+            var k0 = j * d + off;
             for (k = 0; k < dk; k++) {
-              s += Q[(i - p) * d + off + k] * K[j * d + off + k];
+              s += Q[q0 + k] * K[k0 + k];
             }
             z[j] = Math.fround(s) / scale;
             if (z[j] > max) {
@@ -261,44 +326,59 @@
             z[j] = Math.exp(z[j] - max);
             total += z[j];
           }
-          var row = new Array(n);
-          for (j = 0; j < n; j++) {
-            row[j] = j <= i ? Math.fround(z[j] / total) : 0;
+          var a0 = i * nCtx; // row i of this head's weights (float32, as PyTorch's)
+          for (j = 0; j <= i; j++) {
+            A[a0 + j] = z[j] / total;
           }
-          rows.push(row);
           for (k = 0; k < dk; k++) {
-            var o = 0;
-            for (j = 0; j <= i; j++) {
-              o += row[j] * V[j * d + off + k];
+            sum[k] = 0;
+          }
+          for (j = 0; j <= i; j++) {
+            var a = A[a0 + j];
+            var v0 = j * d + off;
+            for (k = 0; k < dk; k++) {
+              sum[k] += a * V[v0 + k]; // over j in order, as before: the same sums
             }
-            merged[(i - p) * d + off + k] = o;
+          }
+          for (k = 0; k < dk; k++) {
+            merged[q0 + k] = sum[k];
           }
         }
-        heads.push(rows);
       }
-      layers.push({ K: K, V: V, attention: heads });
       var out = linear(merged, m, d, W[pre + "out_proj.weight"], 0, d);
       for (k = 0; k < m * d; k++) {
         x[k] += out[k];
       }
     }
     var final = layerNorm(x, m, d, W["final_norm.weight"], W["final_norm.bias"]);
-    var flat = linear(final, m, d, W["unembed.weight"], 0, cfg.vocab, W["unembed.bias"]);
-    var logits = p ? old.logits.slice(0, p) : [];
-    for (i = 0; i < m; i++) {
-      logits.push(Array.prototype.slice.call(flat.subarray(i * cfg.vocab, (i + 1) * cfg.vocab)));
-    }
-    kept = { text: text, checkpoint: checkpoint, layers: layers, logits: logits };
+    kept.logits.set(linear(final, m, d, W["unembed.weight"], 0, cfg.vocab, W["unembed.bias"]), p * cfg.vocab);
+    kept.text = text;
+    return kept;
+  }
+
+  // The contract: attention [layer][head][n][n] and logits [n][vocab] of `checkpoint` on `text`,
+  // as plain arrays (zeros above the diagonal).
+  function forward(text, checkpoint) {
+    var state = run(text, checkpoint);
+    var n = text.length;
+    var nCtx = cfg.n_ctx;
+    var vocabSize = cfg.vocab;
     return {
-      attention: layers.map(function (entry) {
-        return entry.attention.map(function (rows) {
-          return rows.map(function (r) {
-            return r.slice();
-          });
+      attention: state.layers.map(function (entry) {
+        return entry.attention.map(function (A) {
+          var rows = [];
+          for (var i = 0; i < n; i++) {
+            var row = new Array(n);
+            for (var j = 0; j < n; j++) {
+              row[j] = j <= i ? A[i * nCtx + j] : 0;
+            }
+            rows.push(row);
+          }
+          return rows;
         });
       }),
-      logits: logits.map(function (r) {
-        return r.slice();
+      logits: Array.from({ length: n }, function (_, i) {
+        return Array.prototype.slice.call(state.logits.subarray(i * vocabSize, (i + 1) * vocabSize));
       }),
     };
   }
@@ -311,7 +391,7 @@
   var stepLabel = root.querySelector("[data-lm-step-label]");
   var strip = root.querySelector("[data-lm-positions]");
   var view = root.querySelector("[data-lm-view]");
-  var state = { text: "", position: 0, result: null };
+  var state = { text: "", position: 0, ok: false };
   var COMPACT = 24; // beyond this many keys a head's row is a heat strip without numbers
 
   // How a character reads on a button or a column label.
@@ -323,128 +403,177 @@
     return steps[Number(slider.value)];
   }
 
+  // Text for HTML, in an element or an attribute.
+  var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return ENTITIES[c];
+    });
+  }
+
+  // The rows of the text and step shown (`kept`, unless root.forward has since run another).
+  function current() {
+    if (!kept || kept.text !== state.text || kept.checkpoint !== step()) {
+      run(state.text, step());
+    }
+    return kept;
+  }
+
+  // The `count` largest of values[0 .. n-1], largest first, the smaller index first on a tie.
+  function largest(values, n, count) {
+    var best = [];
+    for (var j = 0; j < n; j++) {
+      var at = best.length;
+      while (at > 0 && values[j] > values[best[at - 1]]) {
+        at--;
+      }
+      if (at < count) {
+        best.splice(at, 0, j);
+        if (best.length > count) {
+          best.pop();
+        }
+      }
+    }
+    return best;
+  }
+
+  // The view is written as one string of HTML (the markup of core.js's matrixTable, with each
+  // cell's title): a few hundred cells built element by element cost several times more.
   function drawView() {
     var i = state.position;
-    var result = state.result;
+    var rows = current();
+    var nCtx = cfg.n_ctx;
     root.setAttribute("data-position", String(i));
     root.setAttribute("data-checkpoint", String(step()));
     Array.prototype.forEach.call(strip.children, function (button, k) {
-      var on = k === i;
-      button.setAttribute("aria-pressed", on ? "true" : "false");
-      button.tabIndex = on ? 0 : -1;
-    });
-    var columns = [];
-    for (var j = 0; j <= i; j++) {
-      columns.push(shown(state.text[j]));
-    }
-    var parts = [];
-    result.attention.forEach(function (heads, layer) {
-      var values = heads.map(function (rows) {
-        return rows[i].slice(0, i + 1);
-      });
-      var table = core.matrixTable(values, {
-        name: "layer-" + layer,
-        caption:
-          "Layer " + layer + ": how much position " + i + " (" + JSON.stringify(state.text[i]) +
-          ") reads from each position j \u2264 " + i + ", one row per head",
-        rows: heads.map(function (_, head) {
-          return layer + "." + head; // the book's layer.head names
-        }),
-        columns: columns,
-        digits: 2,
-      });
-      var compact = i + 1 > COMPACT;
-      if (compact) {
-        table.classList.add("llm-compact");
+      var on = k === i ? "true" : "false";
+      if (button.getAttribute("aria-pressed") !== on) {
+        button.setAttribute("aria-pressed", on);
+        button.tabIndex = k === i ? 0 : -1;
       }
-      Array.prototype.forEach.call(table.querySelectorAll("td[data-cell]"), function (cell) {
-        var hj = cell.getAttribute("data-cell").split(",");
-        cell.title =
-          "head " + layer + "." + hj[0] + ", j = " + hj[1] + " " + JSON.stringify(state.text[Number(hj[1])]) +
-          ": " + Number(cell.getAttribute("data-value")).toFixed(4);
-      });
-      // The three positions each head reads most, as text (the strip is a picture).
-      var most = values.map(function (row, head) {
-        var best = row
-          .map(function (v, j) {
-            return [v, j];
-          })
-          .sort(function (a, b) {
-            return b[0] - a[0] || a[1] - b[1];
-          })
-          .slice(0, 3)
-          .map(function (pair) {
-            return "j = " + pair[1] + " " + JSON.stringify(state.text[pair[1]]) + " " + pair[0].toFixed(2);
-          });
-        return core.element("li", {
-          "data-head": head,
-          text: "head " + layer + "." + head + ": " + best.join(", "),
+    });
+    var labels = [];
+    var names = []; // each character as JSON ("a", "\n")
+    for (var j = 0; j <= i; j++) {
+      labels.push(esc(shown(state.text[j])));
+      names.push(JSON.stringify(state.text[j]));
+    }
+    var compact = i + 1 > COMPACT;
+    var html = [];
+    rows.layers.forEach(function (entry, layer) {
+      html.push(
+        '<div class="llm-layer" data-layer="' + layer + '"><table class="lw-matrix' +
+          (compact ? " llm-compact" : "") + '" data-matrix="layer-' + layer + '"><caption>' +
+          esc(
+            "Layer " + layer + ": how much position " + i + " (" + names[i] +
+              ") reads from each position j \u2264 " + i + ", one row per head"
+          ) +
+          '</caption><thead><tr><td class="lw-corner"></td>'
+      );
+      for (j = 0; j <= i; j++) {
+        html.push('<th scope="col">' + labels[j] + "</th>");
+      }
+      html.push("</tr></thead><tbody>");
+      var most = [];
+      entry.attention.forEach(function (A, head) {
+        var row = A.subarray(i * nCtx, i * nCtx + i + 1);
+        var name = layer + "." + head; // the book's layer.head names
+        html.push('<tr><th scope="row">' + name + "</th>");
+        for (j = 0; j <= i; j++) {
+          var v = row[j];
+          var rgb = core.viridis(v);
+          // A heat strip's cell shows no number (its text would be 0 px): its colour, and its
+          // value in the title. Without the text a keystroke's redraw lays out half as much.
+          html.push(
+            '<td data-cell="' + head + "," + j + '" data-value="' + v +
+              '" style="background-color: rgb(' + rgb.join(", ") + ");" +
+              (compact ? "" : " color: " + core.inkOn(rgb) + ";") +
+              '" title="' + esc("head " + name + ", j = " + j + " " + names[j] + ": " + v.toFixed(4)) +
+              '">' + (compact ? "" : v.toFixed(2)) + "</td>"
+          );
+        }
+        html.push("</tr>");
+        // The three positions each head reads most, as text (the strip is a picture).
+        var best = largest(row, i + 1, 3).map(function (k) {
+          return "j = " + k + " " + names[k] + " " + row[k].toFixed(2);
         });
+        most.push('<li data-head="' + head + '">' + esc("head " + name + ": " + best.join(", ")) + "</li>");
       });
-      var legend = compact
-        ? [
-            core.element("p", {
-              class: "llm-legend",
-              "data-lm-legend": "",
-              text:
-                "More than " + COMPACT + " positions: each head's row is a heat strip, " +
-                "brighter for more weight; tap or hover over a cell for its value. The list " +
-                "gives each head's three strongest positions.",
-            }),
-          ]
-        : [];
-      parts.push(
-        core.element(
-          "div",
-          { class: "llm-layer", "data-layer": layer },
-          [table].concat(
-            legend,
-            compact ? [core.element("p", { class: "llm-cell-value", "data-lm-cell-value": "", "aria-live": "polite" })] : [],
-            [core.element("ul", { class: "llm-most", "data-lm-most": layer }, most)]
-          )
-        )
+      html.push("</tbody></table>");
+      if (compact) {
+        html.push(
+          '<p class="llm-legend" data-lm-legend="">More than ' + COMPACT + " positions: each " +
+            "head's row is a heat strip, brighter for more weight; tap or hover over a cell for " +
+            "its value. The list gives each head's three strongest positions.</p>" +
+            '<p class="llm-cell-value" data-lm-cell-value="" aria-live="polite"></p>'
+        );
+      }
+      html.push('<ul class="llm-most" data-lm-most="' + layer + '">' + most.join("") + "</ul></div>");
+    });
+    var logits = rows.logits.subarray(i * cfg.vocab, (i + 1) * cfg.vocab);
+    var max = -Infinity;
+    for (j = 0; j < logits.length; j++) {
+      max = Math.max(max, logits[j]);
+    }
+    var probs = new Float64Array(logits.length);
+    var total = 0;
+    for (j = 0; j < logits.length; j++) {
+      probs[j] = Math.exp(logits[j] - max);
+      total += probs[j];
+    }
+    for (j = 0; j < logits.length; j++) {
+      probs[j] /= total;
+    }
+    var items = largest(probs, probs.length, 5).map(function (id) {
+      var prob = probs[id];
+      return (
+        '<li data-guess="' + esc(vocab[id]) + '" data-probability="' + prob.toFixed(4) + '"><code>' +
+        esc(JSON.stringify(vocab[id])) + '</code><span class="llm-track"><span class="llm-bar" ' +
+        'style="width: ' + (100 * prob).toFixed(1) + '%;"></span></span><span>' + prob.toFixed(4) +
+        "</span></li>"
       );
     });
-    var logits = result.logits[i];
-    var max = Math.max.apply(null, logits);
-    var exps = logits.map(function (v) {
-      return Math.exp(v - max);
-    });
-    var total = exps.reduce(function (a, b) {
-      return a + b;
-    }, 0);
-    var order = exps
-      .map(function (v, id) {
-        return [v / total, id];
-      })
-      .sort(function (a, b) {
-        return b[0] - a[0] || a[1] - b[1];
-      })
-      .slice(0, 5);
-    var items = order.map(function (pair) {
-      var bar = core.element("span", { class: "llm-bar" });
-      bar.style.width = (100 * pair[0]).toFixed(1) + "%";
-      return core.element("li", { "data-guess": vocab[pair[1]], "data-probability": pair[0].toFixed(4) }, [
-        core.element("code", { text: JSON.stringify(vocab[pair[1]]) }),
-        core.element("span", { class: "llm-track" }, [bar]),
-        core.element("span", { text: pair[0].toFixed(4) }),
-      ]);
-    });
     var next = i + 1 < state.text.length ? " (the text has " + JSON.stringify(state.text[i + 1]) + ")" : "";
-    parts.push(
-      core.element("div", { class: "llm-guesses" }, [
-        core.element("p", {
-          text: "Top 5 guesses for the character after position " + i + ", at step " + step() + next,
-        }),
-        core.element("ol", { "data-lm-top": "" }, items),
-      ])
+    html.push(
+      '<div class="llm-guesses"><p>' +
+        esc("Top 5 guesses for the character after position " + i + ", at step " + step() + next) +
+        '</p><ol data-lm-top="">' + items.join("") + "</ol></div>"
     );
-    view.replaceChildren.apply(view, parts);
+    view.innerHTML = html.join("");
   }
 
   function select(i) {
     state.position = Math.max(0, Math.min(state.text.length - 1, i));
     drawView();
+  }
+
+  // One button per character; the buttons of an unchanged prefix are kept as they are.
+  function drawStrip(text) {
+    var buttons = strip.children;
+    for (var i = 0; i < text.length; i++) {
+      var button = buttons[i];
+      if (button && button.getAttribute("data-lm-char") === text[i]) {
+        continue;
+      }
+      var fresh = core.element("button", {
+        type: "button",
+        class: "llm-char",
+        "data-lm-pos": i,
+        "data-lm-char": text[i],
+        "aria-label": "position " + i + ": " + JSON.stringify(text[i]),
+        "aria-pressed": "false",
+        text: shown(text[i]),
+      });
+      fresh.tabIndex = -1;
+      if (button) {
+        strip.replaceChild(fresh, button);
+      } else {
+        strip.appendChild(fresh);
+      }
+    }
+    while (buttons.length > text.length) {
+      strip.removeChild(strip.lastChild);
+    }
   }
 
   function recompute() {
@@ -461,29 +590,18 @@
     root.setAttribute("data-lm-state", problem ? "invalid" : "ok");
     if (problem) {
       state.text = "";
+      state.ok = false;
       view.replaceChildren();
       strip.replaceChildren();
-      state.result = null;
       return;
     }
     var changed = text !== state.text;
     if (changed) {
       state.text = text;
-      var buttons = [];
-      for (var i = 0; i < text.length; i++) {
-        buttons.push(
-          core.element("button", {
-            type: "button",
-            class: "llm-char",
-            "data-lm-pos": i,
-            "aria-label": "position " + i + ": " + JSON.stringify(text[i]),
-            text: shown(text[i]),
-          })
-        );
-      }
-      strip.replaceChildren.apply(strip, buttons);
+      drawStrip(text);
     }
-    state.result = forward(text, step());
+    run(text, step());
+    state.ok = true;
     // A new text selects its last character, whose guess is the next character;
     // moving the slider keeps the chosen position.
     select(changed ? text.length - 1 : state.position);
@@ -517,14 +635,14 @@
 
   strip.addEventListener("click", function (event) {
     var button = event.target.closest("[data-lm-pos]");
-    if (button && state.result) {
+    if (button && state.ok) {
       select(Number(button.getAttribute("data-lm-pos")));
       button.focus();
     }
   });
   function move(delta) {
     return function () {
-      if (state.result) {
+      if (state.ok) {
         select(delta === null ? state.text.length - 1 : delta === 0 ? 0 : state.position + delta);
         strip.children[state.position].focus();
       }
@@ -548,52 +666,59 @@
     }
   });
 
-  // The widget starts (reads its data, decodes the last step, draws) when it comes within a
-  // screen of the view, when the page is idle once parsed, or when the reader touches it.
+  // The widget starts (reads its data, decodes the step shown, draws) once its script has
+  // run (below). The work is cut into steps (one per tensor decoded, one per ROWS rows of the
+  // first forward pass, each pass keeping the rows before it, `kept`), run BUDGET_MS at a
+  // time, so the page answers in between; then the drawing. Once drawn, the other steps are
+  // decoded when the page is idle, so that the slider's first move to one costs a forward
+  // pass, no decoding.
+  var ROWS = 16;
   var started = false;
   function start() {
     if (started) {
       return;
     }
     started = true;
-    // Three tasks, so the page answers in between: read the data, decode the step shown,
-    // then the forward pass and the drawing.
     load();
-    setTimeout(function () {
-      weights(step());
-      setTimeout(function () {
-        slider.setAttribute("aria-valuetext", "step " + step());
-        state.position = Math.max(0, box.value.length - 1);
-        recompute();
-        core.ready(root);
-      }, 0);
-    }, 0);
+    var first = step();
+    var text = box.value;
+    var work = undecoded(first).map(function (name) {
+      return function () {
+        model(first).w[name] = decode(model(first).tensors[name]);
+      };
+    });
+    if (!outside(text) && text.length <= cfg.n_ctx) {
+      for (var done = ROWS; done < text.length; done += ROWS) {
+        work.push(run.bind(null, text.slice(0, done), first));
+      }
+    }
+    inSlices(work, function () {
+      slider.setAttribute("aria-valuetext", "step " + step());
+      state.position = Math.max(0, box.value.length - 1);
+      recompute();
+      core.ready(root);
+      idle(decodeRest);
+    });
   }
-  root.addEventListener("focusin", start);
-  root.addEventListener("pointerdown", start);
-  if (window.IntersectionObserver) {
-    var seen = new IntersectionObserver(
-      function (entries) {
-        if (entries.some(function (entry) { return entry.isIntersecting; })) {
-          seen.disconnect();
-          start();
-        }
-      },
-      { rootMargin: "100% 0px" }
-    );
-    seen.observe(root);
-  }
-  function whenIdle() {
+  function idle(fn) {
     if (window.requestIdleCallback) {
-      window.requestIdleCallback(start, { timeout: 2000 });
+      window.requestIdleCallback(fn, { timeout: 5000 });
     } else {
-      setTimeout(start, 200);
+      setTimeout(fn, 200);
     }
   }
-  // After the page is parsed, not after it has loaded: the figures need not wait for it.
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", whenIdle);
-  } else {
-    whenIdle();
+  function decodeRest() {
+    var left = steps.filter(function (s) {
+      return undecoded(s).length;
+    });
+    if (left.length) {
+      var name = undecoded(left[0])[0];
+      model(left[0]).w[name] = decode(model(left[0]).tensors[name]);
+      idle(decodeRest);
+    }
   }
+  // As soon as the script has run, in a task after it (the parser goes on meanwhile): not
+  // once the page is parsed or loaded. On a slow network the widget's 1.3 MB come last but
+  // a little of the page; the figures and MathJax need not come first.
+  later(start);
 })();
