@@ -22,11 +22,12 @@ import copy
 import csv
 import io
 import json
+import os
 import re
 import shutil
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -36,6 +37,7 @@ from repo_paths import ROOT
 sys.path.insert(0, str(ROOT / "tools"))
 
 import assignments  # noqa: E402
+import bench_grade  # noqa: E402
 import grade  # noqa: E402
 import gradebook  # noqa: E402
 
@@ -651,3 +653,77 @@ def test_the_sandbox_recipe_grades_and_blocks_network_secrets_and_writes(tmp_pat
     assert row["points"] == 5
     assert (ROOT / "LICENSE").stat().st_mtime_ns == before
     assert not (ROOT / "tools" / "x.py").exists()
+
+
+# --- many notebooks at once -------------------------------------------------------------------
+
+#: A few students of `make bench-grade`'s chapter-7 class: right, a named mistake with a
+#: right second exercise, an edited given, and two platform names.
+FEW = [
+    "adams.ipynb",
+    "patel.ipynb",
+    "rossi.ipynb",
+    "walshanna_2101_6101_07_multi_head_attention.ipynb",
+    "Beatriz Costa_3103_assignsubmission_file_ch07.ipynb",
+]
+
+
+def _short_chapter_7(nb):
+    """The student notebook of chapter 7 less the chapter's own code (faster to run)."""
+    nb = copy.deepcopy(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    keep = {id(c) for c in code[:2]} | {
+        id(bench_grade._cell(nb, check)) for check in (bench_grade.SPLIT, bench_grade.COUNT)
+    }
+    nb.cells = [c for c in nb.cells if c.cell_type == "markdown" or id(c) in keep]
+    return nb
+
+
+def _files(run: Path) -> dict[str, bytes]:
+    return {p.relative_to(run).as_posix(): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+
+def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(tmp_path):
+    """`--jobs` changes how long a run takes, never what it writes: same rows, same order,
+    same gradebook, exports and feedback, byte for byte (the run's time given, as Moodle's
+    `Last modified (grade)` carries it)."""
+    student = _short_chapter_7(bench_grade.student_notebook(tmp_path / "assignments"))
+    folder = tmp_path / "class"
+    expected = bench_grade.write_class(folder, student, FEW)
+    now = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+    runs = {}
+    for jobs in (2, 1):  # two at a time first: the chapter's own run goes beside a student's
+        with contextlib.redirect_stdout(io.StringIO()):
+            rows, _, runs[jobs] = grade.grade(
+                folder, 30, jobs, now=now, out=tmp_path / f"jobs{jobs}"
+            )
+        assert bench_grade.false_rows(rows, expected) == []
+    one, two = _files(runs[1]), _files(runs[2])
+    assert sorted(one) == sorted(two)
+    assert len([p for p in one if p.startswith("feedback/")]) == len(FEW)
+    different = [p for p in one if one[p] != two[p]]
+    assert different == []
+    assert "2026-01-05 09:30:00 UTC" in one["moodle_07_multi_head_attention.csv"].decode()
+
+
+def test_the_default_number_of_jobs_is_the_cpus_this_process_may_use():
+    assert grade.default_jobs() == len(os.sched_getaffinity(0))
+    assert grade.main(["--jobs", "0", str(ROOT / "tests")]) == 2
+
+
+def test_each_kernel_gets_one_thread_unless_the_teacher_chose(monkeypatch):
+    for name in grade.KERNEL_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    assert {grade.kernel_environment()[n] for n in grade.KERNEL_THREADS} == {"1"}
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert grade.kernel_environment()["OMP_NUM_THREADS"] == "3"
+
+
+def test_the_benchmark_class_is_30_notebooks_of_one_chapter_using_every_way_of_answering():
+    assert len(bench_grade.CLASS) == 30
+    keys = [_key(name) for name, _, _ in bench_grade.CLASS]
+    assert len(set(keys)) == 30  # one notebook per student
+    assert {s for _, s, _ in bench_grade.CLASS} == set(bench_grade.SPLITS)
+    assert {c for _, _, c in bench_grade.CLASS} == set(bench_grade.COUNTS)
+    verdicts = {w.expected[0] for w in [*bench_grade.SPLITS.values(), *bench_grade.COUNTS.values()]}
+    assert verdicts == {"right", "wrong", "unanswered", "error", "timeout"}
