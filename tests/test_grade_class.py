@@ -466,11 +466,16 @@ def test_the_gradebook_has_one_row_per_student_with_totals(graded):
 
 
 def test_the_canvas_export_keeps_canvas_gradebook_import_columns(graded):
-    """Canvas's Grades > Import: Student, ID, SIS User ID, SIS Login ID, Section, then one
-    column per assignment; an optional `Points Possible` row; rows matched by ID (user id)."""
+    """Canvas's Grades > Import (Canvas's guide "How do I import grades in the Gradebook?",
+    book/instructor_guide.md): the columns of Canvas's own export, in its order, `Student`,
+    `ID`, `SIS User ID`, `SIS Login ID`, `Section`, then one column per assignment; an
+    optional `Points Possible` row; each row matched by `ID`, Canvas's numeric user id."""
     _, run, rows, *_ = graded
+    raw = (run / "canvas.csv").read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf")  # UTF-8, no byte-order mark
     table = _csv(run / "canvas.csv")
-    assert tuple(table[0][:5]) == gradebook.CANVAS_COLUMNS
+    assert table[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert len(set(table[0])) == len(table[0])  # an assignment column per chapter, once
     assignments_ = table[0][5:]
     assert assignments_ and all(re.fullmatch(r"Chapter \d+: .+", a) for a in assignments_)
     assert table[1][0] == "Points Possible" and all(table[1][i] == "" for i in range(1, 5))
@@ -490,20 +495,35 @@ def test_the_canvas_export_keeps_canvas_gradebook_import_columns(graded):
 
 
 def test_the_moodle_export_is_an_offline_grading_worksheet_moodle_reads(graded):
-    """Moodle's assignfeedback_offline importer needs `Identifier` ("Participant <id>"),
-    `Grade` and `Last modified (grade)` (a date strtotime reads); `Feedback comments` goes to
-    the comments feedback."""
+    """Moodle's assignfeedback_offline importer (mod/assign/feedback/offline/
+    importgradeslib.php) finds its columns by their English names: it refuses a file without
+    `Identifier`, `Grade` and `Last modified (grade)`; it reads an Identifier as
+    "Participant " and the participant id; a date with strtotime; a feedback column, here
+    `Feedback comments`, only where it is not the first column; it skips a grade above the
+    assignment's maximum."""
     _, run, *_ = graded
+    raw = (run / "moodle_05_hand_worked_example.csv").read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf")  # the first header must read `Identifier`
     table = _csv(run / "moodle_05_hand_worked_example.csv")
-    assert tuple(table[0]) == gradebook.MOODLE_COLUMNS
-    for needed in ("Identifier", "Grade", "Last modified (grade)"):
-        assert needed in table[0]
+    assert table[0] == [
+        "Identifier",
+        "Full name",
+        "Grade",
+        "Maximum Grade",
+        "Last modified (grade)",
+        "Feedback comments",
+    ]
+    assert table[0].index("Feedback comments") > 0
     rows = {line[0]: dict(zip(table[0], line, strict=True)) for line in table[1:]}
     assert set(rows) == {"Participant 2001", "Participant 2002"}
     for identifier, row in rows.items():
-        assert identifier[len(gradebook.MOODLE_PARTICIPANT) :].isdigit()
+        assert re.fullmatch(r"Participant \d+", identifier)
+        assert identifier[len("Participant ") :] in {"2001", "2002"}  # the download's ids
+        assert re.fullmatch(r"\d+(\.\d+)?", row["Grade"])  # a plain number, a decimal point
         assert 0 <= float(row["Grade"]) <= float(row["Maximum Grade"])
-        datetime.strptime(row["Last modified (grade)"], "%Y-%m-%d %H:%M:%S UTC")
+        when = datetime.strptime(row["Last modified (grade)"], "%Y-%m-%d %H:%M:%S UTC")
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        assert abs((now - when).days) <= 1  # the run's time, not a fixed date
         assert row["Feedback comments"].startswith("Exercise 5.1: ")
     assert rows["Participant 2001"]["Grade"] == "5" and rows["Participant 2002"]["Grade"] == "2"
     assert rows["Participant 2001"]["Full name"] == "Ana Lima"

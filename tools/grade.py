@@ -75,6 +75,11 @@ totals), `canvas.csv`, `moodle_<chapter>.csv` and `feedback/<student>.html`. Poi
 `--points FILE` (`python tools/gradebook.py --points-template` writes one); without it every
 exercise is worth one point.
 
+`--jobs N` runs N notebooks at once (default: one per CPU this process may use), each in its
+own fresh kernel with one thread (`OMP_NUM_THREADS=1` unless set); each chapter's own run
+goes first, beside the first students' kernels. The rows and every file written are the same
+whatever N is. `make bench-grade` (`tools/bench_grade.py`) times a class of 30.
+
 `--student NAME` regrades that student's files only and copies everyone else's rows from the
 latest run into a new run. One broken submission never stops the batch.
 
