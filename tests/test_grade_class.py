@@ -12,7 +12,9 @@ The same run's gradebook is then checked: points with partial credit from a poin
 the one-row-per-student CSV, Canvas's and Moodle's import files against their documented
 columns, one feedback page per student opened in chromium, a regrade of one student into a
 new run that keeps the earlier one. The sandbox recipe (`tools/grade_sandbox.sh`) is run on
-a hostile notebook where bwrap exists.
+a hostile notebook where bwrap exists. Last, a few notebooks of `make bench-grade`'s class
+(chapter 7, `tools/bench_grade.py`; timed there, not here) are graded one and two at a time,
+and both runs must write the same bytes.
 """
 
 from __future__ import annotations
