@@ -91,7 +91,7 @@ assignments: $(STAMP)  ## write student notebooks (no solutions) and their solut
 
 # Submissions are code: grade an untrusted class with `make grade-sandboxed` (no network, nothing of
 # yours visible), or inside a container or a VM. TIMEOUT: seconds per cell (default 60);
-# NOTEBOOK_TIMEOUT: per notebook (default 600); JOBS: notebooks run at once (default 1);
+# NOTEBOOK_TIMEOUT: per notebook (default 600); JOBS: notebooks run at once (default: the CPUs);
 # POINTS: a points file (tools/gradebook.py); STUDENT: regrade one student into a new run.
 GRADE_ARGS = $(strip $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(NOTEBOOK_TIMEOUT),--notebook-timeout $(NOTEBOOK_TIMEOUT)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(POINTS),--points "$(POINTS)") $(if $(STUDENT),--student "$(STUDENT)"))
@@ -101,6 +101,12 @@ grade: $(STAMP)  ## grade submitted notebooks, naming each mistake: make grade S
 
 # The same, inside bubblewrap: no network, the system and the course read-only, a private /tmp,
 # no home folder, as the unprivileged user nobody; only the submissions folder is writable.
+# A benchmark, not a test: 30 notebooks of chapter 7 graded once; prints the wall time, the CPU
+# time of the grader and its kernels, the load, and the time on idle cores (tools/bench_grade.py).
+.PHONY: bench-grade
+bench-grade: $(STAMP)  ## time `make grade` on a class of 30 notebooks of chapter 7 (JOBS=N)
+	$(BIN)/python tools/bench_grade.py $(if $(JOBS),--jobs $(JOBS))
+
 .PHONY: grade-sandboxed
 grade-sandboxed: $(STAMP)  ## grade an untrusted class in a sandbox (needs bwrap): make grade-sandboxed SUBMISSIONS=folder
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-sandboxed SUBMISSIONS=folder [...as make grade]"; exit 2; }

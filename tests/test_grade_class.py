@@ -12,7 +12,9 @@ The same run's gradebook is then checked: points with partial credit from a poin
 the one-row-per-student CSV, Canvas's and Moodle's import files against their documented
 columns, one feedback page per student opened in chromium, a regrade of one student into a
 new run that keeps the earlier one. The sandbox recipe (`tools/grade_sandbox.sh`) is run on
-a hostile notebook where bwrap exists.
+a hostile notebook where bwrap exists. Last, a few notebooks of `make bench-grade`'s class
+(chapter 7, `tools/bench_grade.py`; timed there, not here) are graded one and two at a time,
+and both runs must write the same bytes.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import copy
 import csv
 import io
 import json
+import os
 import re
 import shutil
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -36,6 +39,7 @@ from repo_paths import ROOT
 sys.path.insert(0, str(ROOT / "tools"))
 
 import assignments  # noqa: E402
+import bench_grade  # noqa: E402
 import grade  # noqa: E402
 import gradebook  # noqa: E402
 
@@ -464,11 +468,16 @@ def test_the_gradebook_has_one_row_per_student_with_totals(graded):
 
 
 def test_the_canvas_export_keeps_canvas_gradebook_import_columns(graded):
-    """Canvas's Grades > Import: Student, ID, SIS User ID, SIS Login ID, Section, then one
-    column per assignment; an optional `Points Possible` row; rows matched by ID (user id)."""
+    """Canvas's Grades > Import (Canvas's guide "How do I import grades in the Gradebook?",
+    book/instructor_guide.md): the columns of Canvas's own export, in its order, `Student`,
+    `ID`, `SIS User ID`, `SIS Login ID`, `Section`, then one column per assignment; an
+    optional `Points Possible` row; each row matched by `ID`, Canvas's numeric user id."""
     _, run, rows, *_ = graded
+    raw = (run / "canvas.csv").read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf")  # UTF-8, no byte-order mark
     table = _csv(run / "canvas.csv")
-    assert tuple(table[0][:5]) == gradebook.CANVAS_COLUMNS
+    assert table[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert len(set(table[0])) == len(table[0])  # an assignment column per chapter, once
     assignments_ = table[0][5:]
     assert assignments_ and all(re.fullmatch(r"Chapter \d+: .+", a) for a in assignments_)
     assert table[1][0] == "Points Possible" and all(table[1][i] == "" for i in range(1, 5))
@@ -488,20 +497,35 @@ def test_the_canvas_export_keeps_canvas_gradebook_import_columns(graded):
 
 
 def test_the_moodle_export_is_an_offline_grading_worksheet_moodle_reads(graded):
-    """Moodle's assignfeedback_offline importer needs `Identifier` ("Participant <id>"),
-    `Grade` and `Last modified (grade)` (a date strtotime reads); `Feedback comments` goes to
-    the comments feedback."""
+    """Moodle's assignfeedback_offline importer (mod/assign/feedback/offline/
+    importgradeslib.php) finds its columns by their English names: it refuses a file without
+    `Identifier`, `Grade` and `Last modified (grade)`; it reads an Identifier as
+    "Participant " and the participant id; a date with strtotime; a feedback column, here
+    `Feedback comments`, only where it is not the first column; it skips a grade above the
+    assignment's maximum."""
     _, run, *_ = graded
+    raw = (run / "moodle_05_hand_worked_example.csv").read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf")  # the first header must read `Identifier`
     table = _csv(run / "moodle_05_hand_worked_example.csv")
-    assert tuple(table[0]) == gradebook.MOODLE_COLUMNS
-    for needed in ("Identifier", "Grade", "Last modified (grade)"):
-        assert needed in table[0]
+    assert table[0] == [
+        "Identifier",
+        "Full name",
+        "Grade",
+        "Maximum Grade",
+        "Last modified (grade)",
+        "Feedback comments",
+    ]
+    assert table[0].index("Feedback comments") > 0
     rows = {line[0]: dict(zip(table[0], line, strict=True)) for line in table[1:]}
     assert set(rows) == {"Participant 2001", "Participant 2002"}
     for identifier, row in rows.items():
-        assert identifier[len(gradebook.MOODLE_PARTICIPANT) :].isdigit()
+        assert re.fullmatch(r"Participant \d+", identifier)
+        assert identifier[len("Participant ") :] in {"2001", "2002"}  # the download's ids
+        assert re.fullmatch(r"\d+(\.\d+)?", row["Grade"])  # a plain number, a decimal point
         assert 0 <= float(row["Grade"]) <= float(row["Maximum Grade"])
-        datetime.strptime(row["Last modified (grade)"], "%Y-%m-%d %H:%M:%S UTC")
+        when = datetime.strptime(row["Last modified (grade)"], "%Y-%m-%d %H:%M:%S UTC")
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        assert abs((now - when).days) <= 1  # the run's time, not a fixed date
         assert row["Feedback comments"].startswith("Exercise 5.1: ")
     assert rows["Participant 2001"]["Grade"] == "5" and rows["Participant 2002"]["Grade"] == "2"
     assert rows["Participant 2001"]["Full name"] == "Ana Lima"
@@ -651,3 +675,77 @@ def test_the_sandbox_recipe_grades_and_blocks_network_secrets_and_writes(tmp_pat
     assert row["points"] == 5
     assert (ROOT / "LICENSE").stat().st_mtime_ns == before
     assert not (ROOT / "tools" / "x.py").exists()
+
+
+# --- many notebooks at once -------------------------------------------------------------------
+
+#: A few students of `make bench-grade`'s chapter-7 class: right, a named mistake with a
+#: right second exercise, an edited given, and two platform names.
+FEW = [
+    "adams.ipynb",
+    "patel.ipynb",
+    "rossi.ipynb",
+    "walshanna_2101_6101_07_multi_head_attention.ipynb",
+    "Beatriz Costa_3103_assignsubmission_file_ch07.ipynb",
+]
+
+
+def _short_chapter_7(nb):
+    """The student notebook of chapter 7 less the chapter's own code (faster to run)."""
+    nb = copy.deepcopy(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    keep = {id(c) for c in code[:2]} | {
+        id(bench_grade._cell(nb, check)) for check in (bench_grade.SPLIT, bench_grade.COUNT)
+    }
+    nb.cells = [c for c in nb.cells if c.cell_type == "markdown" or id(c) in keep]
+    return nb
+
+
+def _files(run: Path) -> dict[str, bytes]:
+    return {p.relative_to(run).as_posix(): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+
+def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(tmp_path):
+    """`--jobs` changes how long a run takes, never what it writes: same rows, same order,
+    same gradebook, exports and feedback, byte for byte (the run's time given, as Moodle's
+    `Last modified (grade)` carries it)."""
+    student = _short_chapter_7(bench_grade.student_notebook(tmp_path / "assignments"))
+    folder = tmp_path / "class"
+    expected = bench_grade.write_class(folder, student, FEW)
+    now = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+    runs = {}
+    for jobs in (2, 1):  # two at a time first: the chapter's own run goes beside a student's
+        with contextlib.redirect_stdout(io.StringIO()):
+            rows, _, runs[jobs] = grade.grade(
+                folder, 30, jobs, now=now, out=tmp_path / f"jobs{jobs}"
+            )
+        assert bench_grade.false_rows(rows, expected) == []
+    one, two = _files(runs[1]), _files(runs[2])
+    assert sorted(one) == sorted(two)
+    assert len([p for p in one if p.startswith("feedback/")]) == len(FEW)
+    different = [p for p in one if one[p] != two[p]]
+    assert different == []
+    assert "2026-01-05 09:30:00 UTC" in one["moodle_07_multi_head_attention.csv"].decode()
+
+
+def test_the_default_number_of_jobs_is_the_cpus_this_process_may_use():
+    assert grade.default_jobs() == len(os.sched_getaffinity(0))
+    assert grade.main(["--jobs", "0", str(ROOT / "tests")]) == 2
+
+
+def test_each_kernel_gets_one_thread_unless_the_teacher_chose(monkeypatch):
+    for name in grade.KERNEL_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    assert {grade.kernel_environment()[n] for n in grade.KERNEL_THREADS} == {"1"}
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert grade.kernel_environment()["OMP_NUM_THREADS"] == "3"
+
+
+def test_the_benchmark_class_is_30_notebooks_of_one_chapter_using_every_way_of_answering():
+    assert len(bench_grade.CLASS) == 30
+    keys = [_key(name) for name, _, _ in bench_grade.CLASS]
+    assert len(set(keys)) == 30  # one notebook per student
+    assert {s for _, s, _ in bench_grade.CLASS} == set(bench_grade.SPLITS)
+    assert {c for _, _, c in bench_grade.CLASS} == set(bench_grade.COUNTS)
+    verdicts = {w.expected[0] for w in [*bench_grade.SPLITS.values(), *bench_grade.COUNTS.values()]}
+    assert verdicts == {"right", "wrong", "unanswered", "error", "timeout"}

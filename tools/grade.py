@@ -75,6 +75,11 @@ totals), `canvas.csv`, `moodle_<chapter>.csv` and `feedback/<student>.html`. Poi
 `--points FILE` (`python tools/gradebook.py --points-template` writes one); without it every
 exercise is worth one point.
 
+`--jobs N` runs N notebooks at once (default: one per CPU this process may use), each in its
+own fresh kernel with one thread (`OMP_NUM_THREADS=1` unless set); each chapter's own run
+goes first, beside the first students' kernels. The rows and every file written are the same
+whatever N is. `make bench-grade` (`tools/bench_grade.py`) times a class of 30.
+
 `--student NAME` regrades that student's files only and copies everyone else's rows from the
 latest run into a new run. One broken submission never stops the batch.
 
@@ -93,6 +98,7 @@ import base64
 import contextlib
 import csv
 import json
+import os
 import pickle
 import re
 import secrets
@@ -506,6 +512,19 @@ class _Client(NotebookClient):
         return None
 
 
+#: Threads per kernel where the caller set none: the parallelism is across students (`--jobs`),
+#: and one thread per kernel keeps several kernels from fighting over the same cores.
+KERNEL_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def kernel_environment() -> dict[str, str]:
+    """The environment of a student's kernel: the grader's, one thread each unless set."""
+    env = dict(os.environ)
+    for name in KERNEL_THREADS:
+        env.setdefault(name, "1")
+    return env
+
+
 def execute(graded: nbformat.NotebookNode, timeout: float, notebook_timeout: float) -> Run:
     """Run the graded notebook in a fresh kernel; each cell gets `timeout` seconds."""
     run = Run()
@@ -535,7 +554,7 @@ def execute(graded: nbformat.NotebookNode, timeout: float, notebook_timeout: flo
             index_of=index_of,
         )
         try:
-            client.execute()
+            client.execute(env=kernel_environment())
         except CellTimeoutError:
             run.fault = "timeout"
         except DeadKernelError:
@@ -861,12 +880,17 @@ def check_of(template: Template, exercise: str) -> Check:
 
 
 _references: dict[str, Reference] = {}
-_reference_lock = threading.Lock()
+_reference_locks: dict[str, threading.Lock] = {}
+_reference_lock = threading.Lock()  # guards _reference_locks
 
 
 def reference_of(template: Template, timeout: float, notebook_timeout: float) -> Reference:
-    """The chapter's givens, from one run of the chapter (solutions included) per process."""
+    """The chapter's givens, from one run of the chapter (solutions included) per process.
+
+    One lock per chapter: a run of chapter 7 never waits for chapter 5's reference."""
     with _reference_lock:
+        lock = _reference_locks.setdefault(template.chapter, threading.Lock())
+    with lock:
         if template.chapter in _references:
             return _references[template.chapter]
         token = secrets.token_hex(8)
@@ -896,6 +920,13 @@ def reference_of(template: Template, timeout: float, notebook_timeout: float) ->
         return found
 
 
+def chapter_of(path: Path, templates: dict[str, Template]) -> Template | None:
+    """The chapter of a submitted file with checks to grade, or None."""
+    nb = read_notebook(path)
+    template = match_chapter(nb, templates) if nb is not None else None
+    return template if template is not None and template.checks else None
+
+
 def grade_one(
     path: Path,
     student: str,
@@ -919,10 +950,11 @@ def grade_one(
     if not template.checks:
         message = f"chapter {template.chapter} has no self-checked exercise to grade"
         return [Row(student, template.chapter, "", "error", ["no_checks"], message, file=file)]
-    reference = reference_of(template, timeout, notebook_timeout)
     token = secrets.token_hex(8)
     graded, slots, origin, deleted = build(nb, template, token)
     run = execute(graded, timeout, notebook_timeout)
+    # The givens are needed only to judge: the student's kernel runs while the chapter's does.
+    reference = reference_of(template, timeout, notebook_timeout)
     return collect(
         graded, slots, origin, deleted, template, run, token, reference, student, file, timeout
     )
@@ -1015,9 +1047,9 @@ def sentence(
     return f"{count} of {students} students {words} ({check}, Exercise {exercise})"
 
 
-def new_run_folder(folder: Path) -> Path:
+def new_run_folder(folder: Path, now: datetime | None = None) -> Path:
     """`folder/grading/<UTC date-time>/`, never an existing one; `grading/latest` points at it."""
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H-%M-%SZ")
     base = folder / "grading"
     run = base / stamp
     n = 2
@@ -1055,20 +1087,38 @@ def write(out: Path, rows: list[Row], text: str) -> None:
     (out / "summary.md").write_text(text, encoding="utf-8")
 
 
+def default_jobs() -> int:
+    """Notebooks run at once by default: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def grade(
     folder: Path,
     timeout: float = 60,
-    jobs: int = 1,
+    jobs: int | None = None,
     templates: dict[str, Template] | None = None,
     *,
     notebook_timeout: float = 600,
     points: Path | None = None,
     student: str | None = None,
     out: Path | None = None,
+    now: datetime | None = None,
+    seconds: dict[str, float] | None = None,
 ) -> tuple[list[Row], str, Path]:
-    """Grade the submissions in `folder` (or one `student`'s), write a new run, return it."""
+    """Grade the submissions in `folder` (or one `student`'s), write a new run, return it.
+
+    `jobs` notebooks run at once, each in its own fresh kernel (default: one per CPU); the
+    rows and files are the same whatever `jobs` is. `now` stamps the run (its folder's name,
+    Moodle's `Last modified (grade)`); `seconds`, if given, receives each file's grading
+    time (wall clock, in seconds), for `tools/bench_grade.py`.
+    """
     from lessons.checks import catalogue
 
+    now = now or datetime.now(timezone.utc)
+    jobs = default_jobs() if jobs is None else max(1, jobs)
     templates = templates or load_templates()
     found = submissions(folder)
     kept: list[Row] = []
@@ -1090,26 +1140,40 @@ def grade(
     def one(item: tuple[Path, str]) -> list[Row]:
         path, name = item
         file = path.relative_to(folder).as_posix()
+        start = time.monotonic()
         try:
             rows = grade_one(path, name, templates, timeout, notebook_timeout, file)
         except Exception as error:  # a grader bug must not stop the batch either
             message = f"{type(error).__name__}: {error}"
             rows = [Row(name, "", "", "error", ["grader_failed"], message, file=file)]
+        took = time.monotonic() - start
         with lock:
             done[0] += 1
-            print(f"[{done[0]}/{len(found)}] {file}", file=sys.stderr)
+            if seconds is not None:
+                seconds[file] = took
+            print(f"[{done[0]}/{len(found)}] {file} ({took:.0f} s)", file=sys.stderr)
         return rows
 
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
-        rows = [row for result in pool.map(one, found) for row in result]
+    def reference(template: Template) -> None:
+        with contextlib.suppress(Exception):  # a failure shows in the rows' messages
+            reference_of(template, timeout, notebook_timeout)
+
+    # Each chapter's own run goes first, while the first students' kernels run beside it.
+    chapters = {t.chapter: t for path, _ in found if (t := chapter_of(path, templates))}
+    with ThreadPoolExecutor(jobs) as pool:
+        if jobs > 1:
+            for template in chapters.values():
+                pool.submit(reference, template)
+        results = list(pool.map(one, found))  # in the submissions' order, whatever finished first
+    rows = [row for result in results for row in result]
     rows = sorted(kept + rows, key=lambda r: (r.student, r.notebook, r.file))
     book = gradebook.Points.load(points) if points else gradebook.Points()
     book.apply(rows, templates)
     text = summary(rows, templates, catalogue())
-    run = out or new_run_folder(folder)
+    run = out or new_run_folder(folder, now)
     run.mkdir(parents=True, exist_ok=True)
     write(run, rows, text)
-    gradebook.write_all(run, rows, templates, book)
+    gradebook.write_all(run, rows, templates, book, now)
     return rows, text, run
 
 
@@ -1120,7 +1184,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--notebook-timeout", type=float, default=600, help="seconds per notebook (default 600)"
     )
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help=f"notebooks run at once, each in its own kernel (default: the CPUs, {default_jobs()})",
+    )
     parser.add_argument("--points", type=Path, help="points per exercise (TOML; see gradebook.py)")
     parser.add_argument("--student", help="regrade this student only, into a new run")
     parser.add_argument("--out", type=Path, help="write the run here (default: a new folder)")
@@ -1130,6 +1199,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.timeout <= 0 or args.notebook_timeout <= 0:
         print("grade: --timeout and --notebook-timeout must be > 0", file=sys.stderr)
+        return 2
+    if args.jobs is not None and args.jobs < 1:
+        print("grade: --jobs must be at least 1", file=sys.stderr)
         return 2
     try:
         rows, text, run = grade(

@@ -60,6 +60,7 @@ MOODLE_COLUMNS = (
     "Last modified (grade)",
     "Feedback comments",
 )
+MOODLE_TIME = "%Y-%m-%d %H:%M:%S UTC"  # `Last modified (grade)`: a date PHP's strtotime reads
 MOODLE_PARTICIPANT = "Participant "  # Moodle's prefix of an Identifier (string `hiddenuser`)
 MARKS = {"right": "✔", "wrong": "✘", "unanswered": "✏", "error": "⚠", "timeout": "⏱"}
 
@@ -197,7 +198,10 @@ def _best(rows) -> dict[tuple[str, str, str], float]:
     return best
 
 
-def write_all(out: Path, rows, templates, book: Points) -> None:
+def write_all(out: Path, rows, templates, book: Points, now: datetime | None = None) -> None:
+    """Write the gradebook, the exports, the feedback pages and `exports.txt` into `out`.
+
+    `now` (default: the present) is Moodle's `Last modified (grade)`: the run's time."""
     students = _students(rows)
     columns = _columns(rows, templates)
     best = _best(rows)
@@ -267,7 +271,7 @@ def write_all(out: Path, rows, templates, book: Points) -> None:
                     *(_number(chapter_total(key, t.chapter)) for t in chapters),
                 ]
             )
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime(MOODLE_TIME)
     for template in chapters:
         with (out / f"moodle_{template.chapter}.csv").open(
             "w", newline="", encoding="utf-8"
