@@ -488,7 +488,19 @@ def test_an_outline_keeps_the_definition_of_a_symbol_its_formula_uses_and_no_oth
 #: Symbols a deck's display formulas use that a slide must define first: in its own or an
 #: earlier slide's text (inline math) or as the left-hand side of a formula. Extend the list
 #: as chapters define their symbols on their slides.
-SYMBOLS = (r"z_{\max}'", r"\gamma", r"\beta", r"\epsilon", r"m_g", r"\omega_f", r"M_\Delta", r"h_{kv}", r"d_R", r"\phi", r"R_i")
+SYMBOLS = (
+    r"z_{\max}'",
+    r"\gamma",
+    r"\beta",
+    r"\epsilon",
+    r"m_g",
+    r"\omega_f",
+    r"M_\Delta",
+    r"h_{kv}",
+    r"d_R",
+    r"\phi",
+    r"R_i",
+)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
