@@ -20,8 +20,10 @@ Chapter 7's layer with the changes today's models make, each a few lines:
 ``v_proj``, ``o_proj``, ``q_norm``, ``k_norm``, ``sinks``), so a model's ``state_dict``
 loads into it; chapter 13 and the tests prove the two equal.
 
-``READING`` maps lines of ``transformers``' own Qwen3 code (model, RoPE, attention layer,
-attention function) to the course's names, for chapter 13's section on reading that code.
+``READING`` maps lines of ``transformers``' own code to the course's names, for chapter 13's
+section on reading that code: Qwen3's (model, block, RoPE, attention layer, attention
+function, ``repeat_kv``), the mask builders (causal, window, the cache's offset), gpt-oss's
+sinks and Gemma 2's soft-capping.
 """
 
 from __future__ import annotations
@@ -244,13 +246,19 @@ class ModernAttention(nn.Module):
 
 
 #: Chapter 13's reading of the code that ``transformers`` runs for Qwen3 (and, line for line,
-#: Llama and Mistral): for each function, named ``"module:qualified name"``, pairs
-#: ``(anchor, note)`` in the order of its source. An anchor is a piece of exactly one line of
+#: Llama and Mistral), its masks, gpt-oss's sinks and Gemma 2's cap: for each function,
+#: named ``"module:qualified name"``, pairs ``(anchor, note)`` in the order of its source. An anchor is a piece of exactly one line of
 #: that function in the release pinned in ``requirements.txt``; the note says which part of
-#: the course the line is. ``tests/test_todays_attention.py`` checks every anchor against the
+#: the course the line is. ``tests/test_reading_transformers.py`` checks every anchor against the
 #: installed source, so a release that moves a line fails there.
 READING: dict[str, tuple[tuple[str, str], ...]] = {
     "transformers.models.qwen3.modeling_qwen3:Qwen3Model.forward": (
+        (
+            "attention_mask: torch.Tensor",
+            "the model's attention_mask is the 2-D padding mask "
+            "[B, n_cached + n] (1 for a real token, 0 for padding), not the layer's M; "
+            "the builders below make M from it",
+        ),
         (
             "past_seen_tokens = ",
             "how many tokens the cache already holds: new tokens' positions "
@@ -259,6 +267,11 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         (
             "position_ids = torch.arange(",
             "positions n_cached .. n_cached + n - 1: our lessons.kv_cache.new_positions",
+        ),
+        (
+            "mask_kwargs = {",
+            "what the mask builders read: the config (for w), the padding mask, "
+            "the cache (for n_cached, below) and the positions",
         ),
         (
             '"full_attention": create_causal_mask(',
@@ -289,7 +302,8 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         (
             "freqs = position_ids",
             "angle i * theta_f for position i, theta_f = base^(-2f/d_k) "
-            "(inv_freq), chapter 8; in float32, part of the 1e-5 gap in float64",
+            "(inv_freq), chapter 8; in float32, one reason a float64 model agrees with ours "
+            "only to float32's precision",
         ),
         (
             "emb = torch.cat((freqs, freqs)",
@@ -345,7 +359,9 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
             "cache.update(",
             "store this layer's new K and V (already rotated) and get back "
             "every key and value so far, [B, h_kv, n_cached + n, d_k]: our KVCache.append. One "
-            "cache object holds all layers, picked by layer_idx; ours is one per layer",
+            "cache object holds all layers, picked by layer_idx; ours is one per layer. kwargs= "
+            "hands on the layer's other keyword arguments for cache types that want them; the "
+            "caches of this release ignore them",
         ),
         (
             "ALL_ATTENTION_FUNCTIONS.get_interface(",
@@ -386,7 +402,8 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         (
             "nn.functional.softmax(",
             "softmax over the keys (chapter 2), in float32 even for "
-            "float64 inputs, then back: with RoPE's angles, why float64 agrees to 1e-5 only",
+            "float64 inputs, then back: with RoPE's angles and the norms, why float64 agrees "
+            "only to float32's precision",
         ),
         ("nn.functional.dropout(", "nothing in eval mode"),
         ("attn_output = torch.matmul(", "A V [B, h, n_q, d_k]"),
@@ -394,5 +411,147 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
             "attn_output.transpose(1, 2)",
             "[B, n_q, h, d_k]: the first half of merge_heads; the caller's reshape is the second",
         ),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:Qwen3DecoderLayer.forward": (
+        (
+            "hidden_states = self.input_layernorm(",
+            "the block's pre-norm (chapter 9), here an RMSNorm over d_model: "
+            "x / sqrt(mean(x^2) + eps) * w, chapter 9's layer norm without subtracting the "
+            "mean and without beta (the same norm as QK-norm's, over a wider row)",
+        ),
+        (
+            "hidden_states, _ = self.self_attn(",
+            "the attention layer (below); the weights A it also returns are dropped",
+        ),
+        ("hidden_states = self.post_attention_layernorm(", "the same kind of norm before the MLP"),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:rotate_half": (
+        ("x1 = x[", "the first halves of the pairs: columns 0 .. d_k/2 - 1"),
+        ("x2 = x[", "their partners: columns d_k/2 .. d_k - 1"),
+        (
+            "return torch.cat((-x2, x1)",
+            "each pair (a, b) = (x_f, x_{f + d_k/2}) becomes (-b, a): "
+            "the pair turned a quarter turn, so x cos + rotate_half(x) sin turns it by the "
+            "angle (chapter 8's 2-D rotation)",
+        ),
+    ),
+    "transformers.models.qwen3.modeling_qwen3:repeat_kv": (
+        ("if n_rep == 1:", "as many KV heads as query heads: nothing to repeat"),
+        (
+            "hidden_states[:, :, None, :, :].expand(",
+            "a new axis of n_rep copies after the KV-head "
+            "axis, [B, h_kv, n_rep, n_k, d_k]; expand copies no memory",
+        ),
+        (
+            "return hidden_states.reshape(",
+            "(KV head, copy) merged into one axis: head index "
+            "kv * n_rep + copy, so query heads kv * n_rep .. kv * n_rep + n_rep - 1 read KV "
+            "head kv: repeat_interleave, [B, h, n_k, d_k]",
+        ),
+    ),
+    "transformers.masking_utils:causal_mask_function": (
+        (
+            "return kv_idx <= q_idx",
+            "keep key position j for query position i when j <= i (chapter 6)",
+        ),
+    ),
+    "transformers.masking_utils:sliding_window_overlay": (
+        (
+            "return kv_idx > q_idx - sliding_window",
+            "and when j > i - w, that is i - j < w: with the causal rule, "
+            "0 <= i - j < w, our window_mask (Mistral, Gemma and gpt-oss all build it here)",
+        ),
+    ),
+    "transformers.masking_utils:_preprocess_mask_arguments": (
+        (
+            "len(attention_mask.shape) == 4:",
+            "a 4-D mask is used as given; the model's own "
+            "attention_mask argument is the 2-D padding mask [B, n_cached + n], 1 for a real "
+            "token and 0 for padding, not M",
+        ),
+        (
+            "q_offset = cache.get_query_offset(",
+            "n_cached, read from the cache: the position of the first new query",
+        ),
+        (
+            "kv_length, kv_offset = cache.get_mask_sizes(",
+            "how many keys this layer will "
+            "hold after its update (n_cached + n, or at most w - 1 + n in a rolling window "
+            "layer) and the position of the first of them",
+        ),
+    ),
+    "transformers.masking_utils:sdpa_mask": (
+        (
+            "q_arange = torch.arange(q_length",
+            "the new queries' positions n_cached .. n_cached + n - 1; "
+            "leave out + q_offset and you have the Prefill section's mask-offset bug",
+        ),
+        ("kv_arange = torch.arange(kv_length", "the keys' positions"),
+        (
+            "attention_mask = mask_function(*_non_vmap_expansion_sdpa(",
+            "the rule at every (query, key) pair of positions: [B, 1, n_q, n_k], True where kept",
+        ),
+    ),
+    "transformers.masking_utils:eager_mask": (
+        (
+            "mask = torch.where(mask,",
+            "for eager attention, True becomes 0 and False the most "
+            "negative number of the dtype: the additive M",
+        ),
+    ),
+    "transformers.models.gpt_oss.modeling_gpt_oss:GptOssAttention.forward": (
+        (
+            "s_aux=self.sinks",
+            "the sinks s_g [h] under the name fused kernels take them by (s_aux, "
+            "auxiliary logits); the eager function below reads module.sinks instead",
+        ),
+    ),
+    "transformers.models.gpt_oss.modeling_gpt_oss:eager_attention_forward": (
+        ("attn_weights = attn_weights + attention_mask", "Z + M [B, h, n_q, n_k], as in Qwen3's"),
+        (
+            "sinks = module.sinks.reshape(",
+            "head g's logit s_g, once for every row: [B, h, n_q, 1]",
+        ),
+        (
+            "combined_logits = torch.cat(",
+            "[Z + M, s_g]: the sink as one more column, [B, h, n_q, n_k + 1]",
+        ),
+        (
+            "combined_logits = combined_logits - combined_logits.max(",
+            "each row's largest "
+            "logit taken off before exp, so that nothing overflows (chapter 2); the "
+            "softmax is unchanged",
+        ),
+        (
+            "probs = F.softmax(",
+            "softmax over the n_k + 1 columns, in the model's own dtype (Qwen3's "
+            "eager function computes it in float32)",
+        ),
+        (
+            "scores = probs[..., :-1]",
+            "the sink's column dropped: A [B, h, n_q, n_k], rows summing "
+            "to less than 1, our sink_softmax",
+        ),
+        ("attn_output = torch.matmul(", "A V: the sink brings no value"),
+    ),
+    "transformers.models.gemma2.modeling_gemma2:Gemma2Attention.__init__": (
+        (
+            "self.scaling = config.query_pre_attn_scalar**-0.5",
+            "1 / sqrt(query_pre_attn_scalar), "
+            "Gemma's own setting, in place of 1 / sqrt(d_k) (our AttentionConfig.scale)",
+        ),
+        ("self.attn_logit_softcapping = ", "the cap c, a setting of the configuration"),
+    ),
+    "transformers.models.gemma2.modeling_gemma2:eager_attention_forward": (
+        ("attn_weights = torch.matmul(", "Z = Q K^T * scaling [B, h, n_q, n_k]"),
+        ("if softcap is not None:", "only where the configuration sets a cap"),
+        ("attn_weights = attn_weights / softcap", "Z / c"),
+        ("attn_weights = torch.tanh(", "tanh(Z / c), between -1 and 1"),
+        ("attn_weights = attn_weights * softcap", "c tanh(Z / c): our soft_cap"),
+        (
+            "attn_weights = attn_weights + attention_mask",
+            "the mask after the cap, so hidden keys keep the most negative number",
+        ),
+        ("nn.functional.softmax(", "softmax in float32, as Qwen3's"),
     ),
 }
