@@ -160,10 +160,10 @@ class LatentAttention(nn.Module):
         return out if self.o_proj.bias is None else out + self.o_proj.bias
 
 
-#: Chapter 13's reading of ``transformers``' DeepSeek-V3 attention, as ``lessons.modern.READING``
-#: reads Qwen3's: ``"module:qualified name"`` to ``(anchor, note)`` pairs in source order, each
-#: anchor a piece of exactly one line in the pinned release (checked by
-#: ``tests/test_reading_transformers.py``).
+#: Chapter 13's reading of ``transformers``' DeepSeek-V3 attention, as
+#: ``lessons.book.reading.READING`` reads Qwen3's: ``"module:qualified name"`` to
+#: ``(anchor, note)`` pairs in source order, each anchor a piece of exactly one line in the
+#: pinned release (checked by ``tests/test_reading_transformers.py``).
 READING: dict[str, tuple[tuple[str, str], ...]] = {
     "transformers.models.deepseek_v3.modeling_deepseek_v3:DeepseekV3Attention.forward": (
         ("batch_size, seq_length = ", "B, n"),

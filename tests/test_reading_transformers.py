@@ -2,10 +2,11 @@
 
 The chapter's section *Reading a real model's attention code* prints functions of the pinned
 `transformers` (read from the installed package with `inspect.getsource`, never copied) with
-our note under each line that an anchor names. The anchors live in `lessons.modern.READING`
-(Qwen3) and `lessons.latent.READING` (DeepSeek-V3). A release that renames, moves or drops a
-line makes a note point nowhere or at the wrong line: these tests fail then, and the pin's
-move (CONTRIBUTING.md) means rewriting the notes.
+our note under each line that an anchor names. The anchors live in
+`lessons.book.reading.READING` (Qwen3 and the masks), `lessons.modern.READING` (gpt-oss's
+sinks, Gemma 2's cap) and `lessons.latent.READING` (DeepSeek-V3). A release that renames,
+moves or drops a line makes a note point nowhere or at the wrong line: these tests fail
+then, and the pin's move (CONTRIBUTING.md) means rewriting the notes.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessons import rope
+from lessons.book.reading import READING as QWEN3_READING
 from lessons.latent import READING as LATENT_READING
 from lessons.modern import READING as MODERN_READING
 
-READING = MODERN_READING | LATENT_READING
+READING = QWEN3_READING | MODERN_READING | LATENT_READING
 PINNED = "5.24.0"
 
 
@@ -38,14 +40,14 @@ def _requirement_pin() -> str:
 
 def test_the_notes_were_written_for_the_pinned_release():
     assert transformers.__version__ == _requirement_pin() == PINNED, (
-        "the pin moved: re-read every anchor of lessons.modern.READING and lessons.latent.READING"
-        " against the new source, then update PINNED"
+        "the pin moved: re-read every anchor of lessons.book.reading, lessons.modern and"
+        " lessons.latent's READING against the new source, then update PINNED"
     )
 
 
-def test_the_two_readings_cover_distinct_functions():
-    assert not set(MODERN_READING) & set(LATENT_READING)
-    assert len(READING) == len(MODERN_READING) + len(LATENT_READING) >= 8
+def test_the_three_readings_cover_distinct_functions():
+    parts = (QWEN3_READING, MODERN_READING, LATENT_READING)
+    assert len(READING) == sum(len(part) for part in parts) >= 8
 
 
 def _hits(name: str, anchor: str) -> list[int]:
