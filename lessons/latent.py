@@ -160,10 +160,10 @@ class LatentAttention(nn.Module):
         return out if self.o_proj.bias is None else out + self.o_proj.bias
 
 
-#: Chapter 13's reading of ``transformers``' DeepSeek-V3 attention, as ``lessons.modern.READING``
-#: reads Qwen3's: ``"module:qualified name"`` to ``(anchor, note)`` pairs in source order, each
-#: anchor a piece of exactly one line in the pinned release (checked by
-#: ``tests/test_todays_attention.py``).
+#: Chapter 13's reading of ``transformers``' DeepSeek-V3 attention, as
+#: ``lessons.book.reading.READING`` reads Qwen3's: ``"module:qualified name"`` to
+#: ``(anchor, note)`` pairs in source order, each anchor a piece of exactly one line in the
+#: pinned release (checked by ``tests/test_reading_transformers.py``).
 READING: dict[str, tuple[tuple[str, str], ...]] = {
     "transformers.models.deepseek_v3.modeling_deepseek_v3:DeepseekV3Attention.forward": (
         ("batch_size, seq_length = ", "B, n"),
@@ -191,11 +191,16 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
             "K_R [B, 1, n, d_R]: one key head that every query head "
             "reads, as in multi-query attention (chapter 10)",
         ),
-        ("cos, sin = position_embeddings", "RoPE's angles, made once by the model"),
+        (
+            "cos, sin = position_embeddings",
+            "RoPE's angles, made once by the model: [1, n, d_R], since V3's "
+            "configuration sets head_dim, which sizes the rotary module, to d_R",
+        ),
         (
             "if self.config.rope_interleave:",
-            "DeepSeek's weights pair neighbouring columns, "
-            "chapter 8's rope (LatentAttention calls lessons.rope)",
+            "DeepSeek's weights pair neighbouring columns (2f, 2f + 1), "
+            "chapter 8's pairing, as LatentAttention's lessons.rope does; but the function "
+            "(below) returns the turned pairs in halves order",
         ),
         ("apply_rotary_pos_emb_interleave(", "RoPE on Q_R and K_R only"),
         (
@@ -204,15 +209,17 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         ),
         (
             "kv_nope, k_rot = cache.update(",
-            "the cache holds C and the rotated K_R, r + d_R "
-            "numbers a token, and returns all so far: our KVCache in LatentAttention",
+            "the cache holds C (where it keeps keys) and the rotated K_R "
+            "(where it keeps values), r + d_R numbers a token, and returns all so far: our "
+            "KVCache in LatentAttention, K_R's columns in halves order",
         ),
         ("query_states = torch.cat(", "Q_g = [Q_nope,g, RoPE(Q_R,g)]"),
         (
             "self.expand_kv(",
             "decompress after reading the cache: K_g = [C W_UK,g, K_R], "
-            "V_g = C W_UV,g for every cached token. This is the non-absorbed form; ours with "
-            "absorbed=True never builds K or V",
+            "V_g = C W_UV,g for every cached token. transformers runs only this "
+            "non-absorbed form; the absorbed one (ours with absorbed=True) is what inference "
+            "engines run when decoding",
         ),
         (
             "ALL_ATTENTION_FUNCTIONS.get_interface(",
@@ -226,6 +233,29 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         ),
         ("attn_output = attn_output.reshape(", "merge_heads: [B, n, h * d_v]"),
         ("attn_output = self.o_proj(", "times W_O: [B, n, d_model]"),
+    ),
+    "transformers.models.deepseek_v3.modeling_deepseek_v3:apply_rotary_pos_emb_interleave": (
+        (
+            "cos = cos[..., : cos.shape[-1] // 2]",
+            "cos arrives doubled, cat(freqs, freqs); its "
+            "first half holds one angle per pair: [1, 1, n, d_R / 2]",
+        ),
+        (
+            "q1, q2 = q[..., 0::2], q[..., 1::2]",
+            "the pairs (x_2f, x_2f+1): neighbouring columns, chapter 8's pairing",
+        ),
+        (
+            "q_embed = torch.cat([q1 * cos - q2 * sin",
+            "each pair turned by its angle, as "
+            "lessons.rope turns it, but written back as all first members, then all second "
+            "members: columns 0, 2, 4, .., 1, 3, 5, .. of ours",
+        ),
+        (
+            "k_embed = torch.cat([k1 * cos - k2 * sin",
+            "the same for K_R, which is what the "
+            "cache stores: our rope_key with its columns reordered. Q_R is reordered alike, "
+            "so every score Q_R K_R^T is the same",
+        ),
     ),
     "transformers.models.deepseek_v3.modeling_deepseek_v3:DeepseekV3Attention.expand_kv": (
         (
@@ -251,7 +281,8 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
         (
             "scaling = scaling * mscale * mscale",
             "scores times m^2, as if Q and K were each "
-            "times m: a sharper softmax, against the flatter weights of a longer context",
+            "times m: a sharper softmax, the factor YaRN's authors fitted to the perplexity "
+            "they measured at long context",
         ),
     ),
 }

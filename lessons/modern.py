@@ -20,8 +20,9 @@ Chapter 7's layer with the changes today's models make, each a few lines:
 ``v_proj``, ``o_proj``, ``q_norm``, ``k_norm``, ``sinks``), so a model's ``state_dict``
 loads into it; chapter 13 and the tests prove the two equal.
 
-``READING`` maps lines of ``transformers``' own Qwen3 code (model, RoPE, attention layer,
-attention function) to the course's names, for chapter 13's section on reading that code.
+``READING`` maps lines of ``transformers``' gpt-oss sinks and Gemma 2 soft-capping to the
+course's names, for chapter 13's section on reading that code (the notes on Qwen3's code and
+the masks are in ``lessons.book.reading``).
 """
 
 from __future__ import annotations
@@ -243,156 +244,66 @@ class ModernAttention(nn.Module):
         return A @ V  # [B, h, n, d_k]
 
 
-#: Chapter 13's reading of the code that ``transformers`` runs for Qwen3 (and, line for line,
-#: Llama and Mistral): for each function, named ``"module:qualified name"``, pairs
-#: ``(anchor, note)`` in the order of its source. An anchor is a piece of exactly one line of
-#: that function in the release pinned in ``requirements.txt``; the note says which part of
-#: the course the line is. ``tests/test_todays_attention.py`` checks every anchor against the
-#: installed source, so a release that moves a line fails there.
+#: Chapter 13's reading of ``transformers``' code for the two changes this module teaches
+#: beyond Qwen3's layer: gpt-oss's sinks and Gemma 2's soft-capping. For each function, named
+#: ``"module:qualified name"``, pairs ``(anchor, note)`` in the order of its source; an anchor
+#: is a piece of exactly one line of that function in the release pinned in
+#: ``requirements.txt`` (checked by ``tests/test_reading_transformers.py``). The notes on
+#: Qwen3's own code and on the masks are in ``lessons.book.reading``.
 READING: dict[str, tuple[tuple[str, str], ...]] = {
-    "transformers.models.qwen3.modeling_qwen3:Qwen3Model.forward": (
+    "transformers.models.gpt_oss.modeling_gpt_oss:GptOssAttention.forward": (
         (
-            "past_seen_tokens = ",
-            "how many tokens the cache already holds: new tokens' positions "
-            "start there (our cache.next_position, chapter 13's Prefill section)",
-        ),
-        (
-            "position_ids = torch.arange(",
-            "positions n_cached .. n_cached + n - 1: our lessons.kv_cache.new_positions",
-        ),
-        (
-            '"full_attention": create_causal_mask(',
-            "the mask M of chapter 6, built once for "
-            "all layers from positions (and the padding mask, if any): [B, 1, n_q, n_k]. For "
-            "eager attention it is additive (0 where kept, the most negative number where "
-            "hidden: our additive_mask); for sdpa it is boolean, True where kept (our keep-mask), "
-            "or None when the kernel's own causal flag says it all",
-        ),
-        (
-            "create_sliding_window_causal_mask(",
-            "the window layers' mask, 0 <= i - j < w: our "
-            "lessons.window_mask(query positions, key positions, w)",
-        ),
-        (
-            "position_embeddings = self.rotary_emb(",
-            "RoPE's cos and sin for these positions, "
-            "computed once and handed to every layer (chapter 8's angles; ours are computed "
-            "inside rope_halves in each layer, the same numbers)",
-        ),
-        (
-            "attention_mask=causal_mask_mapping[",
-            "each layer takes the mask of its type in "
-            "config.layer_types: the chapter's window_of(config, i)",
+            "s_aux=self.sinks",
+            "the sinks s_g [h] under the name fused kernels take them by (s_aux, "
+            "auxiliary logits); the eager function below reads module.sinks instead",
         ),
     ),
-    "transformers.models.qwen3.modeling_qwen3:Qwen3RotaryEmbedding.forward": (
+    "transformers.models.gpt_oss.modeling_gpt_oss:eager_attention_forward": (
+        ("attn_weights = attn_weights + attention_mask", "Z + M [B, h, n_q, n_k], as in Qwen3's"),
         (
-            "freqs = position_ids",
-            "angle i * theta_f for position i, theta_f = base^(-2f/d_k) "
-            "(inv_freq), chapter 8; in float32, part of the 1e-5 gap in float64",
+            "sinks = module.sinks.reshape(",
+            "head g's logit s_g, once for every row: [B, h, n_q, 1]",
         ),
         (
-            "emb = torch.cat((freqs, freqs)",
-            "each angle twice, for column f and column f + d_k/2: the pairing of rope_halves",
+            "combined_logits = torch.cat(",
+            "[Z + M, s_g]: the sink as one more column, [B, h, n_q, n_k + 1]",
         ),
         (
-            "cos = emb.cos() * self.attention_scaling",
-            "attention_scaling is 1 for plain RoPE; YaRN can set it (DeepSeek-V3's section below)",
+            "combined_logits = combined_logits - combined_logits.max(",
+            "each row's largest "
+            "logit taken off before exp, so that nothing overflows (chapter 2); the "
+            "softmax is unchanged",
         ),
+        (
+            "probs = F.softmax(",
+            "softmax over the n_k + 1 columns, in the model's own dtype (Qwen3's "
+            "eager function computes it in float32)",
+        ),
+        (
+            "scores = probs[..., :-1]",
+            "the sink's column dropped: A [B, h, n_q, n_k], rows summing "
+            "to less than 1, our sink_softmax",
+        ),
+        ("attn_output = torch.matmul(", "A V: the sink brings no value"),
     ),
-    "transformers.models.qwen3.modeling_qwen3:apply_rotary_pos_emb": (
+    "transformers.models.gemma2.modeling_gemma2:Gemma2Attention.__init__": (
         (
-            "q_embed = ",
-            "each pair (x_f, x_{f + d_k/2}) turned by its angle: "
-            "rope_halves(Q, positions), chapter 8's rope with the halves paired",
+            "self.scaling = config.query_pre_attn_scalar**-0.5",
+            "1 / sqrt(query_pre_attn_scalar), "
+            "Gemma's own setting, in place of 1 / sqrt(d_k) (our AttentionConfig.scale)",
         ),
-        ("k_embed = ", "the same rotation of the keys"),
+        ("self.attn_logit_softcapping = ", "the cap c, a setting of the configuration"),
     ),
-    "transformers.models.qwen3.modeling_qwen3:Qwen3Attention.forward": (
+    "transformers.models.gemma2.modeling_gemma2:eager_attention_forward": (
+        ("attn_weights = torch.matmul(", "Z = Q K^T * scaling [B, h, n_q, n_k]"),
+        ("if softcap is not None:", "only where the configuration sets a cap"),
+        ("attn_weights = attn_weights / softcap", "Z / c"),
+        ("attn_weights = torch.tanh(", "tanh(Z / c), between -1 and 1"),
+        ("attn_weights = attn_weights * softcap", "c tanh(Z / c): our soft_cap"),
         (
-            "deprecate_kwarg(",
-            "the cache argument, past_key_values in earlier releases, is called cache here",
+            "attn_weights = attn_weights + attention_mask",
+            "the mask after the cap, so hidden keys keep the most negative number",
         ),
-        (
-            "hidden_states: torch.Tensor,",
-            "X [B, n, d_model], after the block's pre-norm (chapter 9)",
-        ),
-        ("position_embeddings: tuple", "(cos, sin) made once by the model (above)"),
-        ("attention_mask: torch.Tensor", "M [B, 1, n_q, n_k] (above), broadcast over heads"),
-        ("input_shape = ", "[B, n]"),
-        ("hidden_shape = ", "[B, n, heads, d_k]: d_k is head_dim, its own setting"),
-        (
-            "query_states = self.q_norm(",
-            "Q = RMSNorm(split(X W_Q)) [B, h, n, d_k]: view and "
-            "transpose(1, 2) are split_heads (chapter 7); q_norm is QK-norm per head "
-            "(lessons.RMSNorm(d_k))",
-        ),
-        (
-            "key_states = self.k_norm(",
-            "K [B, h_kv, n, d_k]: h_kv heads, not h (grouped-query attention, chapter 10)",
-        ),
-        ("value_states = self.v_proj(", "V [B, h_kv, n, d_k], no norm"),
-        ("cos, sin = position_embeddings", "the angles of these tokens' positions"),
-        (
-            "apply_rotary_pos_emb(query_states",
-            "RoPE on Q and K after the norm: rope_halves in ModernAttention.rotate",
-        ),
-        (
-            "if cache is not None:",
-            "only when generating: a forward pass over a whole text has no cache",
-        ),
-        (
-            "cache.update(",
-            "store this layer's new K and V (already rotated) and get back "
-            "every key and value so far, [B, h_kv, n_cached + n, d_k]: our KVCache.append. One "
-            "cache object holds all layers, picked by layer_idx; ours is one per layer",
-        ),
-        (
-            "ALL_ATTENTION_FUNCTIONS.get_interface(",
-            "which function computes "
-            "softmax(Q K^T * scaling + M) V: config._attn_implementation names one in a "
-            "registry ('sdpa': PyTorch's fused kernel; 'flash_attention_2': tiled, chapter 10); "
-            "'eager', as this chapter sets, is eager_attention_forward below",
-        ),
-        (
-            "dropout=0.0",
-            "dropout on the weights, in training only; our comparisons run in eval mode",
-        ),
-        (
-            "scaling=self.scaling",
-            "1 / sqrt(d_k), chapter 4 (head_dim ** -0.5 in __init__), a factor, not a division",
-        ),
-        (
-            "sliding_window=self.sliding_window",
-            "read by kernels that build the window "
-            "themselves; the eager path takes it from the mask",
-        ),
-        ("attn_output = attn_output.reshape(", "merge_heads (chapter 7): [B, n, h * d_k]"),
-        ("attn_output = self.o_proj(", "times W_O: [B, n, d_model]"),
-        (
-            "return attn_output, attn_weights",
-            "the weights A as well; the chapter's hook keeps the first, the output",
-        ),
-    ),
-    "transformers.models.qwen3.modeling_qwen3:eager_attention_forward": (
-        (
-            "key_states = repeat_kv(",
-            "each KV head side by side h / h_kv times: "
-            "lessons.repeat_kv, repeat_interleave (chapter 10; its docstring says so)",
-        ),
-        ("value_states = repeat_kv(", "the same for V: [B, h, n_k, d_k]"),
-        ("attn_weights = torch.matmul(", "Z = Q K^T / sqrt(d_k) [B, h, n_q, n_k] (chapter 4)"),
-        ("attn_weights = attn_weights + attention_mask", "Z + M, the additive mask (chapter 6)"),
-        (
-            "nn.functional.softmax(",
-            "softmax over the keys (chapter 2), in float32 even for "
-            "float64 inputs, then back: with RoPE's angles, why float64 agrees to 1e-5 only",
-        ),
-        ("nn.functional.dropout(", "nothing in eval mode"),
-        ("attn_output = torch.matmul(", "A V [B, h, n_q, d_k]"),
-        (
-            "attn_output.transpose(1, 2)",
-            "[B, n_q, h, d_k]: the first half of merge_heads; the caller's reshape is the second",
-        ),
+        ("nn.functional.softmax(", "softmax in float32, as Qwen3's"),
     ),
 }

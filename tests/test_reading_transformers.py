@@ -2,10 +2,11 @@
 
 The chapter's section *Reading a real model's attention code* prints functions of the pinned
 `transformers` (read from the installed package with `inspect.getsource`, never copied) with
-our note under each line that an anchor names. The anchors live in `lessons.modern.READING`
-(Qwen3) and `lessons.latent.READING` (DeepSeek-V3). A release that renames, moves or drops a
-line makes a note point nowhere or at the wrong line: these tests fail then, and the pin's
-move (CONTRIBUTING.md) means rewriting the notes.
+our note under each line that an anchor names. The anchors live in
+`lessons.book.reading.READING` (Qwen3 and the masks), `lessons.modern.READING` (gpt-oss's
+sinks, Gemma 2's cap) and `lessons.latent.READING` (DeepSeek-V3). A release that renames,
+moves or drops a line makes a note point nowhere or at the wrong line: these tests fail
+then, and the pin's move (CONTRIBUTING.md) means rewriting the notes.
 """
 
 from __future__ import annotations
@@ -14,12 +15,17 @@ import inspect
 import pkgutil
 
 import pytest
+import torch
 import transformers
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from lessons import rope
+from lessons.book.reading import READING as QWEN3_READING
 from lessons.latent import READING as LATENT_READING
 from lessons.modern import READING as MODERN_READING
 
-READING = MODERN_READING | LATENT_READING
+READING = QWEN3_READING | MODERN_READING | LATENT_READING
 PINNED = "5.24.0"
 
 
@@ -34,14 +40,14 @@ def _requirement_pin() -> str:
 
 def test_the_notes_were_written_for_the_pinned_release():
     assert transformers.__version__ == _requirement_pin() == PINNED, (
-        "the pin moved: re-read every anchor of lessons.modern.READING and lessons.latent.READING"
-        " against the new source, then update PINNED"
+        "the pin moved: re-read every anchor of lessons.book.reading, lessons.modern and"
+        " lessons.latent's READING against the new source, then update PINNED"
     )
 
 
-def test_the_two_readings_cover_distinct_functions():
-    assert not set(MODERN_READING) & set(LATENT_READING)
-    assert len(READING) == len(MODERN_READING) + len(LATENT_READING) >= 8
+def test_the_three_readings_cover_distinct_functions():
+    parts = (QWEN3_READING, MODERN_READING, LATENT_READING)
+    assert len(READING) == sum(len(part) for part in parts) >= 8
 
 
 def _hits(name: str, anchor: str) -> list[int]:
@@ -72,6 +78,11 @@ def test_every_anchor_names_one_line_in_source_order(name):
         ("transformers.models.qwen3.modeling_qwen3:Qwen3RotaryEmbedding.forward", "emb = torch.cat", "freqs, freqs"),
         ("transformers.models.deepseek_v3.modeling_deepseek_v3:yarn_apply_mscale", "scaling = scaling", "mscale * mscale"),
         ("transformers.models.deepseek_v3.modeling_deepseek_v3:DeepseekV3Attention.forward", "cache.update(", "kv_nope, k_rot"),
+        ("transformers.models.deepseek_v3.modeling_deepseek_v3:apply_rotary_pos_emb_interleave", "k_embed = ", "dim=-1"),
+        ("transformers.models.gpt_oss.modeling_gpt_oss:eager_attention_forward", "scores = probs", "[..., :-1]"),
+        ("transformers.models.gemma2.modeling_gemma2:eager_attention_forward", "attn_weights = torch.tanh(", "attn_weights"),
+        ("transformers.masking_utils:sdpa_mask", "q_arange = torch.arange(", "+ q_offset"),
+        ("transformers.masking_utils:sliding_window_overlay", "return kv_idx", "q_idx - sliding_window"),
     ],
 )  # fmt: skip
 def test_key_lines_still_say_what_the_notes_explain(name, anchor, meaning):
@@ -88,3 +99,24 @@ def test_the_line_count_catches_a_lost_or_a_vague_anchor():
     eager = "transformers.models.qwen3.modeling_qwen3:eager_attention_forward"
     assert _hits(eager, "this text is on no line of transformers") == []
     assert len(_hits(eager, "repeat_kv(")) == 2  # keys and values
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 6), st.integers(0, 2**31 - 1))
+def test_deepseeks_interleaved_rope_is_ours_with_the_columns_in_halves_order(pairs, n, seed):
+    """What the notes on apply_rotary_pos_emb_interleave say: chapter 8's pairs, halves order out."""
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import apply_rotary_pos_emb_interleave
+
+    d = 2 * pairs
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(1, 2, n, d, generator=g, dtype=torch.float64)  # [B, h, n, d_R]
+    positions = torch.arange(n, dtype=torch.float64) + 3  # [n], as after a cache of 3
+    inv_freq = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # [d/2]
+    angles = positions[:, None] * inv_freq  # [n, d/2]
+    emb = torch.cat([angles, angles], dim=-1)[None]  # [1, n, d], as the rotary module makes it
+    theirs, _ = apply_rotary_pos_emb_interleave(X, X, emb.cos(), emb.sin())  # [1, 2, n, d]
+    ours = rope(X, positions)  # [1, 2, n, d], neighbours paired and left in place
+    halves = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # [d]
+    assert torch.allclose(theirs, ours[..., halves], atol=1e-12)
+    if pairs > 1:  # more than one pair: the orders differ, so the cached keys do
+        assert not torch.allclose(theirs, ours, atol=1e-3)
