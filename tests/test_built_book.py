@@ -8,6 +8,7 @@ chromium is not installed.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from html.parser import HTMLParser
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 from repo_paths import BOOK, HTML, ROOT
+
+import lessons
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 CHAPTERS = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.ipynb"))
@@ -225,3 +228,30 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, axe_
         )
         problems += [f"{page.relative_to(HTML)}: {v}" for v in violations]
     assert problems == []
+
+
+def test_chapter_12_carries_one_checkpoint_inline_and_its_script_the_others():
+    # _ext/lm_checkpoints.py: the page holds the step the slider starts on; a script in _static,
+    # named by the payload's hash, holds the others, exactly as lessons.lm_widget() embeds them.
+    page = HTML / "book" / "12_language_model_on_real_text.html"
+    html = page.read_text(encoding="utf-8")
+    payloads = re.findall(r'<script type="application/json" data-lm-data="">(.*?)</script>', html)
+    assert len(payloads) == 1
+    data = json.loads(payloads[0])
+    # _ext/lm_checkpoints.py splits only a page whose inlined lm.js can load the rest
+    assert "more" in data, "book/12's stored output predates lm.js's loader: execute it again"
+    whole = lessons.lm_widget().payload["checkpoints"]
+    assert data["checkpoints"] == whole[-1:]  # the slider starts on the last
+    more = data["more"]
+    assert more["steps"] == [c["step"] for c in whole]
+    assert re.fullmatch(r"[0-9a-f]{16}", more["key"])
+    script = (page.parent / more["src"]).resolve()
+    assert script == HTML / "_static" / f"lm-checkpoints-{more['key']}.js"
+    call = re.search(
+        r'window\.LessonsWidgets\.lmCheckpoints\("([0-9a-f]{16})",(.*)\);\s*$',
+        script.read_text(encoding="utf-8"),
+        re.S,
+    )
+    assert call and call.group(1) == more["key"]
+    assert json.loads(call.group(2)) == whole[:-1]
+    assert len(html) < 1_100_000  # one checkpoint (about 0.45 MB) and the chapter

@@ -15,12 +15,14 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 
 import numpy as np
 import pytest
 import tomllib
 from hypothesis import given
 from hypothesis import strategies as st
+from repo_paths import EXTENSIONS, HTML
 from test_stored_precision import full_precision
 
 import lessons
@@ -304,3 +306,166 @@ def test_initial_text_kept_exactly(browser, standalone_page):
     assert len(root.find_elements(By.CSS_SELECTOR, "[data-lm-pos]")) == len(text)
     assert root.get_attribute("data-checkpoint") == "8000"
     assert severe(browser) == []
+
+
+# ---- The built book: the page carries one checkpoint, a script in _static the others ----
+# (_ext/lm_checkpoints.py). From file://, every step of the slider shows the Python model's
+# numbers, also when the slider moves before that script has arrived.
+
+CHAPTER = HTML / "book" / "12_language_model_on_real_text.html"
+HOLD = "window.LessonsWidgets = {lmHold: true};"  # lm.js adds the script on lmRelease()
+
+
+def built_root(browser, held: bool = False):
+    """Chapter 12's built page from file:// with its widget ready; the widget's root."""
+    if not CHAPTER.exists():
+        pytest.skip("the book is not built: run `make book` (make test does)")
+    hold = None
+    if held:
+        hold = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD})
+    try:
+        browser.get(CHAPTER.as_uri())
+    finally:
+        if hold:
+            browser.execute_cdp_cmd(
+                "Page.removeScriptToEvaluateOnNewDocument", {"identifier": hold["identifier"]}
+            )
+    WebDriverWait(browser, 60).until(
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, "[data-lm-widget]").get_attribute("data-ready")
+            == "true"
+        )
+    )
+    return browser.find_element(By.CSS_SELECTOR, "[data-lm-widget]")
+
+
+def move_slider(browser, root, index: int) -> None:
+    browser.execute_script(
+        "const s = arguments[0].querySelector('[data-lm-step]'); s.value = arguments[1];"
+        " s.dispatchEvent(new Event('input', {bubbles: true}));",
+        root,
+        index,
+    )
+
+
+def assert_shows(browser, root, step: int) -> None:
+    """The view shows ``step``'s attention row and guesses, as ``lessons.lm`` computes them."""
+    assert root.get_attribute("data-checkpoint") == str(step)
+    assert root.find_element(By.CSS_SELECTOR, "[data-lm-step-label]").text == str(step)
+    text = browser.execute_script(
+        "return arguments[0].querySelector('[data-lm-text]').value;", root
+    )
+    i = int(root.get_attribute("data-position"))
+    cells = browser.execute_script(
+        "return Array.from(arguments[0].querySelectorAll('[data-layer] td[data-cell]'),"
+        " c => [Number(c.closest('[data-layer]').dataset.layer)].concat("
+        " c.dataset.cell.split(',').map(Number), [Number(c.dataset.value)]));",
+        root,
+    )
+    want = lm.forward(text, step)
+    n_layers, n_heads = want["attention"].shape[:2]
+    assert len(cells) == n_layers * n_heads * (i + 1)
+    worst = max(abs(v - want["attention"][layer, head, i, j]) for layer, head, j, v in cells)
+    assert worst < TOLERANCE, (step, worst)
+    probs = np.exp(want["logits"][i] - want["logits"][i].max())
+    probs /= probs.sum()
+    top = root.find_elements(By.CSS_SELECTOR, "[data-lm-top] li")
+    order = np.argsort(-probs, kind="stable")[:5]
+    assert [li.get_attribute("data-guess") for li in top] == [lm.VOCAB[k] for k in order]
+    for li, k in zip(top, order, strict=True):
+        assert abs(float(li.get_attribute("data-probability")) - probs[k]) < 1e-3
+
+
+def test_built_page_loads_the_other_steps_and_each_shows_the_python_models_numbers(browser):
+    root = built_root(browser)
+    data = json.loads(
+        browser.execute_script(
+            "return arguments[0].querySelector('script[data-lm-data]').textContent;", root
+        )
+    )
+    assert "more" in data, "book/12's stored output predates lm.js's loader: execute it again"
+    steps = data["more"]["steps"]
+    assert steps == list(DEFAULT_STEPS)
+    assert_shows(browser, root, steps[-1])  # the step the page carries inline
+    WebDriverWait(browser, 30).until(lambda d: root.get_attribute("data-lm-loaded") == "true")
+    for index in [0, 1, 2, 0]:
+        move_slider(browser, root, index)
+        assert root.get_attribute("data-lm-loading") is None
+        assert_shows(browser, root, steps[index])
+    for step in steps:  # the contract's forward, on every step, from the script's weights
+        text = texts()[-1]
+        got = browser.execute_script(
+            "return arguments[0].forward(arguments[1], arguments[2]);", root, text, step
+        )
+        want = lm.forward(text, step)
+        for key in ("attention", "logits"):
+            diff = np.abs(np.asarray(got[key], dtype=np.float64) - want[key]).max()
+            assert diff < TOLERANCE, (key, step)
+    assert severe(browser) == []
+
+
+def test_built_page_slider_moved_before_the_other_steps_arrive(browser):
+    root = built_root(browser, held=True)
+    time.sleep(1)  # the page is idle: lm.js has asked for the script, which is held
+    assert root.get_attribute("data-lm-loaded") == "false"
+    loads = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name);"
+    )
+    assert not [name for name in loads if "lm-checkpoints-" in name]
+    message = root.find_element(By.CSS_SELECTOR, "[data-lm-message]")
+    assert message.get_attribute("role") == "alert"
+    move_slider(browser, root, 0)
+    step = DEFAULT_STEPS[0]
+    assert root.get_attribute("data-lm-loading") == str(step)
+    assert message.text == f"Loading step {step}\u2026"
+    assert root.find_element(By.CSS_SELECTOR, "[data-lm-step-label]").text == str(step)
+    assert root.find_element(By.CSS_SELECTOR, "[data-lm-view]").get_attribute("aria-busy")
+    assert root.get_attribute("data-checkpoint") == str(DEFAULT_STEPS[-1])  # drawn: the last
+    error = browser.execute_script(
+        "try { arguments[0].forward('ab', arguments[1]); return null; }"
+        " catch (e) { return e.message; }",
+        root,
+        step,
+    )
+    assert "still loading" in error
+    move_slider(browser, root, 1)  # a second move while waiting: the last one wins
+    browser.execute_script("window.LessonsWidgets.lmRelease();")
+    WebDriverWait(browser, 30).until(lambda d: root.get_attribute("data-lm-loading") is None)
+    assert root.get_attribute("data-lm-loaded") == "true"
+    assert message.text == ""
+    assert root.find_element(By.CSS_SELECTOR, "[data-lm-view]").get_attribute("aria-busy") is None
+    assert_shows(browser, root, DEFAULT_STEPS[1])
+    move_slider(browser, root, 0)
+    assert_shows(browser, root, step)
+    assert severe(browser) == []
+
+
+def test_the_books_build_splits_a_payload_once_and_only_for_a_script_that_loads_the_rest(
+    tmp_path, monkeypatch
+):
+    monkeypatch.syspath_prepend(str(EXTENSIONS))
+    import lm_checkpoints
+
+    widget = lessons.lm_widget(steps=[1500, 8000])
+    page = tmp_path / "book" / "page.html"
+    page.parent.mkdir()
+    page.write_text(f"<html><body>{widget._repr_html_()}</body></html>", encoding="utf-8")
+    (written,) = lm_checkpoints.split_book(tmp_path)
+    data = json.loads(
+        re.search(r"data-lm-data=\"\">(.*?)</script>", page.read_text("utf-8")).group(1)
+    )
+    assert data["checkpoints"] == widget.payload["checkpoints"][1:]
+    assert data["more"]["steps"] == [1500, 8000]
+    assert data["more"]["src"] == f"../_static/lm-checkpoints-{data['more']['key']}.js"
+    assert written == tmp_path / "_static" / f"lm-checkpoints-{data['more']['key']}.js"
+    assert f'lmCheckpoints("{data["more"]["key"]}",' in written.read_text("utf-8")
+    split = page.read_text("utf-8")
+    assert lm_checkpoints.split_book(tmp_path) == [] and page.read_text("utf-8") == split
+    # a page whose inlined lm.js cannot load the rest (an output stored before) stays whole
+    old = widget._repr_html_().replace(lm_checkpoints.LOADER, "shared.other = function")
+    page.write_text(old, encoding="utf-8")
+    assert lm_checkpoints.split_book(tmp_path) == [] and page.read_text("utf-8") == old
+    # one checkpoint: nothing to move
+    one = lessons.lm_widget(steps=[8000])._repr_html_()
+    page.write_text(one, encoding="utf-8")
+    assert lm_checkpoints.split_book(tmp_path) == [] and page.read_text("utf-8") == one

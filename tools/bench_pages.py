@@ -7,6 +7,9 @@ chromium (`tools/chromium.py`), unthrottled and as a slow laptop (CPU x4 with De
 
 - paint: first contentful paint (ms after navigation starts);
 - ready: when the last widget on the page is ready (`data-ready` / `data-explorer-ready`);
+- steps: when chapter 12's widget holds every training step's weights (`data-lm-loaded`:
+  the page carries the step the widget starts on, a script it adds once idle the others,
+  `_ext/lm_checkpoints.py`); the bytes and the rest are measured after it;
 - bytes: the page and all it loads, decoded; sent: the same as sent, gzip-compressed as GitHub
   Pages sends text files (the server here does the same);
 - longest: the longest main-thread task while loading (`longtask` entries; 0 if none over 50 ms);
@@ -15,7 +18,9 @@ chromium (`tools/chromium.py`), unthrottled and as a slow laptop (CPU x4 with De
   explorer's temperature slider (its redraw); the median of five (key) and the worst (max);
 - checkpoint: chapter 12's first move to a checkpoint not yet decoded (decode, forward, redraw).
 
-`BENCH_GZIP=0 make bench-pages` serves every file uncompressed instead.
+`BENCH_GZIP=0 make bench-pages` serves every file uncompressed instead;
+`python tools/bench_pages.py FOLDER` measures the book built in FOLDER (another build, for
+an A/B comparison) instead of `_build/html`.
 A benchmark, not a test: numbers vary from machine to machine and run to run.
 """
 
@@ -34,7 +39,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import chromium  # noqa: E402
 
-HTML = Path(__file__).resolve().parent.parent / "_build" / "html"
+HTML = Path(
+    sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "_build" / "html"
+)
 PAGES = {
     "chapter 12": "book/12_language_model_on_real_text.html",
     "explorer": "book/explorer.html",
@@ -45,13 +52,16 @@ SLOW = {"cpu": 4, "latency": 150, "down": 1.6e6 / 8, "up": 0.75e6 / 8}
 # Runs before the page's own scripts: long tasks, when widgets become ready, and how long each
 # timer callback set by a keystroke's handler runs (the debounced forward pass).
 WATCH = """
-window.__bench = {longest: 0, ready: 0, timers: [], tag: false};
+window.__bench = {longest: 0, ready: 0, steps: null, timers: [], tag: false};
 new PerformanceObserver(list => list.getEntries().forEach(e => {
   __bench.longest = Math.max(__bench.longest, e.duration);
 })).observe({type: "longtask", buffered: true});
 new MutationObserver(() => { __bench.ready = performance.now(); }).observe(document, {
   subtree: true, attributes: true, attributeFilter: ["data-ready", "data-explorer-ready"]
 });
+new MutationObserver(records => records.forEach(r => {
+  if (r.target.getAttribute("data-lm-loaded") === "true") __bench.steps = performance.now();
+})).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-lm-loaded"]});
 const __setTimeout = window.setTimeout;
 window.setTimeout = function (fn, ms, ...rest) {
   if (typeof fn !== "function" || !__bench.tag) return __setTimeout(fn, ms, ...rest);
@@ -68,11 +78,19 @@ return Array.from(roots).every(r => r.getAttribute("data-ready") === "true"
   || r.getAttribute("data-explorer-ready") === "true");
 """
 
+# Chapter 12's widget holds every step (a build that does not split its payload never sets
+# data-lm-loaded).
+STEPS = """
+return Array.from(document.querySelectorAll("[data-lm-widget]")).every(
+  r => r.getAttribute("data-lm-loaded") !== "false");
+"""
+
 LOADED = """
 const nav = performance.getEntriesByType("navigation")[0];
 const all = [nav].concat(performance.getEntriesByType("resource"));
 const paint = performance.getEntriesByName("first-contentful-paint")[0];
-return {paint: paint ? paint.startTime : null, ready: __bench.ready, longest: __bench.longest,
+return {paint: paint ? paint.startTime : null, ready: __bench.ready, steps: __bench.steps,
+        longest: __bench.longest,
         bytes: all.reduce((s, e) => s + (e.decodedBodySize || 0), 0),
         sent: all.reduce((s, e) => s + (e.encodedBodySize || 0), 0), files: all.length};
 """
@@ -171,6 +189,8 @@ def measure(driver, url: str, slow: bool, page: str) -> dict:
     deadline = time.time() + 120
     while not driver.execute_script(READY) and time.time() < deadline:
         time.sleep(0.1)
+    while not driver.execute_script(STEPS) and time.time() < deadline:
+        time.sleep(0.1)
     time.sleep(0.5)
     out = driver.execute_script(LOADED)
     if page == "chapter 12":
@@ -212,7 +232,7 @@ def main() -> int:
                     driver.quit()
     finally:
         server.shutdown()
-    head = f"{'page':<11} {'machine':<22} {'paint':>7} {'ready':>7} {'bytes':>11} {'sent':>11} {'files':>5} {'longest':>8} {'key':>6} {'max':>6} {'checkpoint':>10}"
+    head = f"{'page':<11} {'machine':<22} {'paint':>7} {'ready':>7} {'steps':>7} {'bytes':>11} {'sent':>11} {'files':>5} {'longest':>8} {'key':>6} {'max':>6} {'checkpoint':>10}"
     print(head)
     print("-" * len(head))
 
@@ -222,7 +242,7 @@ def main() -> int:
     for page, slow, r in rows:
         machine = "CPU x4, 150 ms, 1.6 Mb/s" if slow else "unthrottled"
         print(
-            f"{page:<11} {machine:<22} {ms(r['paint']):>7} {ms(r['ready']):>7} {r['bytes']:>11,} {r['sent']:>11,} "
+            f"{page:<11} {machine:<22} {ms(r['paint']):>7} {ms(r['ready']):>7} {ms(r['steps']):>7} {r['bytes']:>11,} {r['sent']:>11,} "
             f"{r['files']:>5} {ms(r['longest']):>8} {ms(r['key']):>6} {ms(r['key_max']):>6} {ms(r['checkpoint']):>10}"
         )
     print("(ms after navigation start, except bytes; key and checkpoint: ms of main thread)")

@@ -7,7 +7,9 @@ and the model's five likeliest next characters. A forward pass written in JavaSc
 (``lessons/book/widgets/assets/lm.js``) computes them from the float16 weights the page embeds
 (the raw little-endian bytes in base 85, one string per tensor), so it works with no
 kernel and no network: in the book, in Jupyter and in Colab. The page contract is in
-``lessons/book/widgets/assets/README.md``.
+``lessons/book/widgets/assets/README.md``. The output holds every checkpoint; the HTML
+book's build (``_ext/lm_checkpoints.py``) moves all but the one the slider starts on into
+a script the page loads once the widget is ready, so a slow reader's widget starts sooner.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@
   if (!root) {
     return;
   }
-  // The embedded data (1.3 MB of JSON for three checkpoints) is read, and a checkpoint's
+  // The embedded data (1.3 MB of JSON for three checkpoints in Jupyter, 0.45 MB for one in
+  // the built book, which loads the others later: fetchRest) is read, and a checkpoint's
   // weights decoded, only when the widget starts: once it comes near the screen, when the
   // page is idle once parsed, or when the reader reaches it first (start, below). The
   // chapter's text is on the screen before then.
@@ -19,6 +20,8 @@
   var vocab = null;
   var index = {};
   var steps = [];
+  var tensorsOf = {}; // step -> its tensors in base 85, for each step here
+  var more = null; // where the other steps are, in the built book (below)
   function load() {
     if (data) {
       return;
@@ -29,9 +32,103 @@
     for (var c = 0; c < vocab.length; c++) {
       index[vocab[c]] = c;
     }
-    steps = data.checkpoints.map(function (entry) {
-      return entry.step;
+    data.checkpoints.forEach(function (entry) {
+      tensorsOf[entry.step] = entry.tensors;
     });
+    more = data.more || null;
+    steps = more
+      ? more.steps.slice()
+      : data.checkpoints.map(function (entry) {
+          return entry.step;
+        });
+    markLoaded();
+  }
+
+  // In the built book the page carries only the step the slider starts on; the others are in
+  // more.src, a script that calls LessonsWidgets.lmCheckpoints(more.key, [checkpoints])
+  // (_ext/lm_checkpoints.py: a script, not a fetch, so that the book works from file://).
+  // It is added to the page when the page is idle once the widget is ready, or at once when
+  // the slider asks for a step not here. more.key names the payload the file belongs to:
+  // another widget's or another build's checkpoints are not taken. The registry is shared by
+  // every widget of the page; a file that arrives is kept, for a widget that asks later.
+  // Tests hold the script back: with LessonsWidgets.lmHold set before the page loads, it is
+  // added when LessonsWidgets.lmRelease() is called.
+  var shared = (window.LessonsWidgets = window.LessonsWidgets || {});
+  if (!shared.lmCheckpoints) {
+    shared.lmArrived = {}; // key -> checkpoints
+    shared.lmWaiting = {}; // key -> [function (checkpoints)]
+    shared.lmAdded = {}; // key -> true once its script is in the page
+    shared.lmHeld = [];
+    shared.lmCheckpoints = function (key, checkpoints) {
+      shared.lmArrived[key] = checkpoints;
+      var waiting = shared.lmWaiting[key] || [];
+      delete shared.lmWaiting[key];
+      waiting.forEach(function (fn) {
+        fn(checkpoints);
+      });
+    };
+    shared.lmRelease = function () {
+      shared.lmHold = false;
+      var held = shared.lmHeld;
+      shared.lmHeld = [];
+      held.forEach(function (fn) {
+        fn();
+      });
+    };
+  }
+  var asked = false;
+  function fetchRest() {
+    if (!more || asked) {
+      return;
+    }
+    asked = true;
+    var key = more.key;
+    if (shared.lmArrived[key]) {
+      arrived(shared.lmArrived[key]);
+      return;
+    }
+    (shared.lmWaiting[key] = shared.lmWaiting[key] || []).push(arrived);
+    if (shared.lmAdded[key]) {
+      return;
+    }
+    shared.lmAdded[key] = true;
+    var add = function () {
+      var script = document.createElement("script");
+      script.src = more.src;
+      script.async = true;
+      script.onerror = function () {
+        message.textContent =
+          "The other training steps could not be loaded (" + more.src + "); step " +
+          steps[steps.length - 1] + " works.";
+      };
+      document.head.appendChild(script);
+    };
+    if (shared.lmHold) {
+      shared.lmHeld.push(add);
+    } else {
+      add();
+    }
+  }
+  function arrived(checkpoints) {
+    checkpoints.forEach(function (entry) {
+      if (steps.indexOf(entry.step) >= 0 && !tensorsOf[entry.step]) {
+        tensorsOf[entry.step] = entry.tensors;
+      }
+    });
+    markLoaded();
+    if (started && root.hasAttribute("data-lm-loading")) {
+      recompute(); // the slider waits on a step that may be here now
+    }
+    if (started) {
+      idle(decodeRest);
+    }
+  }
+  // data-lm-loaded="true" once every step's weights are in the page (tests wait for it).
+  function markLoaded() {
+    var missing = steps.filter(function (s) {
+      return !tensorsOf[s];
+    });
+    root.setAttribute("data-lm-loaded", missing.length ? "false" : "true");
   }
 
   // IEEE half (16 bits) to a JavaScript number: exact, subnormals included.
@@ -104,7 +201,7 @@
   var models = {};
   function model(step) {
     if (!models[step]) {
-      models[step] = { tensors: data.checkpoints[steps.indexOf(step)].tensors, w: {} };
+      models[step] = { tensors: tensorsOf[step], w: {} };
     }
     return models[step];
   }
@@ -254,6 +351,12 @@
     }
     if (steps.indexOf(checkpoint) < 0) {
       throw new Error("checkpoint must be one of the embedded steps " + steps.join(", "));
+    }
+    if (!tensorsOf[checkpoint]) {
+      fetchRest();
+      throw new Error(
+        "step " + checkpoint + " is still loading: wait for data-lm-loaded=\"true\""
+      );
     }
   }
 
@@ -581,7 +684,24 @@
     pending = null;
     root.removeAttribute("data-lm-pending");
     var text = box.value;
-    stepLabel.textContent = String(step());
+    var at = step();
+    stepLabel.textContent = String(at);
+    if (!tensorsOf[at]) {
+      // The slider is on a step whose weights have not arrived: say so, ask for them now,
+      // and draw once they are here (arrived). The view keeps the last step's, dimmed.
+      message.textContent = "Loading step " + at + "\u2026";
+      root.setAttribute("data-lm-loading", String(at));
+      view.setAttribute("aria-busy", "true");
+      view.style.opacity = "0.5";
+      state.ok = false; // the positions wait too
+      fetchRest();
+      return;
+    }
+    if (root.hasAttribute("data-lm-loading")) {
+      root.removeAttribute("data-lm-loading");
+      view.removeAttribute("aria-busy");
+      view.style.opacity = "";
+    }
     var problem = outside(text);
     if (!problem && !text.length) {
       problem = "Type at least one character.";
@@ -697,6 +817,7 @@
       state.position = Math.max(0, box.value.length - 1);
       recompute();
       core.ready(root);
+      idle(fetchRest);
       idle(decodeRest);
     });
   }
@@ -709,7 +830,7 @@
   }
   function decodeRest() {
     var left = steps.filter(function (s) {
-      return undecoded(s).length;
+      return tensorsOf[s] && undecoded(s).length;
     });
     if (left.length) {
       var name = undecoded(left[0])[0];
