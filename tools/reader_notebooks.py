@@ -444,6 +444,8 @@ class Page:
             return f'<div class="alert alert-block {alert}">\n<b>{title}</b>\n\n{content}\n\n</div>'
         if name in ("math", "equation"):
             return f"$$\n{content}\n$$"
+        if name == "table":  # its classes only style the book's page (a phone's cards)
+            return f"**{self.inline(argument)}**\n\n{content}" if argument else content
         raise ValueError(f"{self.page}: the MyST directive {{{name}}} has no reader form")
 
 
