@@ -267,34 +267,10 @@ def _scan(css: str, start: int, stop: str | None) -> tuple[list[Block], int]:
     return blocks, i
 
 
-def _close(css: str, open_at: int) -> int:
-    """The index of the `}` that closes the `{` at `open_at` (strings skipped)."""
-    depth = 0
+def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """`(index, character)` of `text` from `start`, leaving out quoted strings."""
     quote = None
-    j = open_at
-    while j < len(css):
-        c = css[j]
-        if quote:
-            if c == "\\":
-                j += 1
-            elif c == quote:
-                quote = None
-        elif c in "\"'":
-            quote = c
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j
-        j += 1
-    raise ValueError(f"unbalanced CSS from {open_at}")
-
-
-def _split(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` outside parentheses and strings."""
-    parts, depth, quote, last = [], 0, None, 0
-    i = 0
+    i = start
     while i < len(text):
         c = text[i]
         if quote:
@@ -304,14 +280,35 @@ def _split(text: str, sep: str) -> list[str]:
                 quote = None
         elif c in "\"'":
             quote = c
-        elif c == "(":
+        else:
+            yield i, c
+        i += 1
+
+
+def _close(css: str, open_at: int) -> int:
+    """The index of the `}` that closes the `{` at `open_at` (strings skipped)."""
+    depth = 0
+    for j, c in _outside_strings(css, open_at):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError(f"unbalanced CSS from {open_at}")
+
+
+def _split(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside parentheses and strings."""
+    parts, depth, last = [], 0, 0
+    for i, c in _outside_strings(text):
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
         elif c == sep and depth == 0:
             parts.append(text[last:i])
             last = i + 1
-        i += 1
     parts.append(text[last:])
     return parts
 
