@@ -500,6 +500,10 @@ SYMBOLS = (
     r"d_R",
     r"\phi",
     r"R_i",
+    r"s_g",
+    r"W_G",
+    r"W_O",
+    r"d_k",
 )
 
 
