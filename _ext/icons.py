@@ -228,20 +228,8 @@ def _scan(css: str, start: int, stop: str | None) -> tuple[list[Block], int]:
             continue
         if stop and css[i] == stop:
             return blocks, i + 1
-        j = i
-        quote = None
-        while j < n:  # the prelude, up to `{` or `;` outside strings
-            c = css[j]
-            if quote:
-                if c == "\\":
-                    j += 1
-                elif c == quote:
-                    quote = None
-            elif c in "\"'":
-                quote = c
-            elif c in "{;":
-                break
-            j += 1
+        # the prelude, up to `{` or `;` outside strings
+        j = next((k for k, c in _outside_strings(css, i) if c in "{;"), n)
         prelude = css[i:j]
         if j >= n or css[j] == ";":
             blocks.append(Block(prelude, statement=True, raw=css[i : j + 1]))
