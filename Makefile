@@ -56,10 +56,10 @@ book: $(STAMP) $(MATHJAX)/startup.js  ## build the HTML book into _build/html
 	$(BIN)/jupyter-book build . --builder html -nW --keep-going
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-# A benchmark, not a test: the numbers vary with the machine (tools/bench_pages.py says what
+# A benchmark, not a test: the numbers vary with the machine (kit/bench_pages.py says what
 # each column measures).
 bench-pages: book  ## first paint, widget-ready time, bytes and keystroke cost of chapter 12 and the explorer, fast and slow
-	$(BIN)/python tools/bench_pages.py
+	$(BIN)/python -m kit bench-pages
 
 # Two test workers run two notebooks at once: with one thread each, torch and NumPy do not
 # start a second thread apiece to fight over a 2-core machine's cores (the whole book runs
@@ -68,8 +68,8 @@ NOTEBOOK_THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # The browser tests drive the built book, so the tests build it first.
 test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, and the browser
-	$(BIN)/ruff check lessons tests tools _ext book
-	$(BIN)/ruff format --check lessons tests tools _ext book
+	$(BIN)/ruff check lessons tests kit _ext book
+	$(BIN)/ruff format --check lessons tests kit _ext book
 	$(NOTEBOOK_THREADS) $(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
 
@@ -83,37 +83,37 @@ colab-check: $(STAMP)  ## slow: run every notebook in a fresh venv holding only 
 
 # Plain-Jupyter copies of the notebooks, for Colab, Binder and JupyterLab (no kernel runs).
 notebooks: $(STAMP)  ## write the reader notebooks (MyST turned into plain Markdown) into _build/notebooks
-	$(BIN)/python tools/reader_notebooks.py
+	$(BIN)/python -m kit notebooks
 
 # For a class: each chapter without its exercises' solutions, and the teacher's copy with them.
 assignments: $(STAMP)  ## write student notebooks (no solutions) and their solutions into _build/assignments
-	$(BIN)/python tools/assignments.py
+	$(BIN)/python -m kit assignments
 
 # Submissions are code: grade an untrusted class with `make grade-sandboxed` (no network, nothing of
 # yours visible), or inside a container or a VM. TIMEOUT: seconds per cell (default 60);
 # NOTEBOOK_TIMEOUT: per notebook (default 600); JOBS: notebooks run at once (default: the CPUs);
-# POINTS: a points file (tools/gradebook.py); STUDENT: regrade one student into a new run.
+# POINTS: a points file (kit/gradebook.py); STUDENT: regrade one student into a new run.
 GRADE_ARGS = $(strip $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(NOTEBOOK_TIMEOUT),--notebook-timeout $(NOTEBOOK_TIMEOUT)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(POINTS),--points "$(POINTS)") $(if $(STUDENT),--student "$(STUDENT)"))
 grade: $(STAMP)  ## grade submitted notebooks, naming each mistake: make grade SUBMISSIONS=folder [POINTS=file]
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [TIMEOUT=60] [JOBS=2] [POINTS=points.toml] [STUDENT=name] (runs the students' code)"; exit 2; }
-	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" $(GRADE_ARGS)
+	$(BIN)/python -m kit grade "$(SUBMISSIONS)" $(GRADE_ARGS)
 
 # The same, inside bubblewrap: no network, the system and the course read-only, a private /tmp,
 # no home folder, as the unprivileged user nobody; only the submissions folder is writable.
 # A benchmark, not a test: 30 notebooks of chapter 7 graded once; prints the wall time, the CPU
-# time of the grader and its kernels, the load, and the time on idle cores (tools/bench_grade.py).
+# time of the grader and its kernels, the load, and the time on idle cores (kit/bench_grade.py).
 .PHONY: bench-grade
 bench-grade: $(STAMP)  ## time `make grade` on a class of 30 notebooks of chapter 7 (JOBS=N)
-	$(BIN)/python tools/bench_grade.py $(if $(JOBS),--jobs $(JOBS))
+	$(BIN)/python -m kit bench-grade $(if $(JOBS),--jobs $(JOBS))
 
 .PHONY: grade-sandboxed
 grade-sandboxed: $(STAMP)  ## grade an untrusted class in a sandbox (needs bwrap): make grade-sandboxed SUBMISSIONS=folder
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-sandboxed SUBMISSIONS=folder [...as make grade]"; exit 2; }
-	tools/grade_sandbox.sh "$(SUBMISSIONS)" $(GRADE_ARGS)
+	kit/grade_sandbox.sh "$(SUBMISSIONS)" $(GRADE_ARGS)
 
 execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
-	$(BIN)/python tools/execute_notebooks.py $(if $(REFRESH_VOLATILE),--refresh-volatile)
+	$(BIN)/python -m kit execute $(if $(REFRESH_VOLATILE),--refresh-volatile)
 
 serve: book  ## serve the built book on http://127.0.0.1:8000
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
@@ -126,7 +126,7 @@ lab: $(STAMP) notebooks  ## open the chapters (reader notebooks) in JupyterLab, 
 # One page with the whole book, printed by Debian's chromium once MathJax has typeset it.
 pdf: $(STAMP) $(MATHJAX)/startup.js  ## the whole book as one PDF in _build/pdf (needs chromium)
 	$(BIN)/jupyter-book build . --builder singlehtml -nW --keep-going
-	$(BIN)/python tools/build_pdf.py
+	$(BIN)/python -m kit pdf
 	CHECK_PDF=1 $(BIN)/python -m pytest -q tests/test_pdf.py
 
 # For a class: one reveal.js deck per chapter, from the cells each chapter tags for slides
@@ -135,23 +135,23 @@ pdf: $(STAMP) $(MATHJAX)/startup.js  ## the whole book as one PDF in _build/pdf 
 .PHONY: slides
 slides: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## write one offline reveal.js deck per chapter into _build/slides
 	@test -f node_modules/reveal.js/dist/reveal.js || npm ci --no-audit --no-fund
-	$(BIN)/python tools/slides.py
+	$(BIN)/python -m kit slides
 
 compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
-	$(BIN)/python tools/compat.py
+	$(BIN)/python -m kit compat
 
 # The instructor's guide's per-chapter part, from the chapters and the checks' catalogue of mistakes.
 .PHONY: guide
 guide: $(STAMP)  ## rewrite the generated part of book/instructor_guide.md (tests/test_instructor_guide.py)
-	$(BIN)/python tools/instructor_guide.py
+	$(BIN)/python -m kit guide
 
 # Chapter 12's checkpoints: 8000 steps, 40 to 70 minutes on 2 shared CPU cores (one thread), deterministic from the seed.
 weights: $(STAMP)  ## retrain chapter 12's language model and rewrite lessons/lm_weights/
-	$(BIN)/python tools/train_lm.py
+	$(BIN)/python -m kit weights
 
 repository:  ## point the book at a fork: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]
 	@test -n "$(URL)" || { echo "usage: make repository URL=https://github.com/OWNER/NAME [BRANCH=main]"; exit 2; }
-	$(PYTHON) tools/set_repository.py "$(URL)" $(if $(BRANCH),--branch "$(BRANCH)")
+	$(PYTHON) -m kit repository "$(URL)" $(if $(BRANCH),--branch "$(BRANCH)")
 
 clean:  ## remove the built book (keeps .venv)
 	rm -rf _build .mathjax

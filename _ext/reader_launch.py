@@ -3,7 +3,7 @@
 sphinx-book-theme builds each notebook page's launch links from `repository.url`,
 `repository.branch` and the page's path, so on its own it sends readers to the MyST
 source on `main`, which Colab and Jupyter show as raw roles and directives. The Pages
-workflow publishes the reader notebooks (`make notebooks`, `tools/reader_notebooks.py`)
+workflow publishes the reader notebooks (`make notebooks`, `kit/reader_notebooks.py`)
 on the branch named by `reader_notebooks_branch` (default "notebooks"), under the same
 `book/` paths; this extension moves the Colab and Binder links to that branch.
 

@@ -1,7 +1,7 @@
 """Shared test set-up: hypothesis settings, and the one browser every browser test drives.
 
 The browser is Debian's chromium, driven through selenium and chromedriver (nothing is
-downloaded), started once per test session with the flags of `tools/chromium.py`: headless, and every host
+downloaded), started once per test session with the flags of `kit/chromium.py`: headless, and every host
 but localhost unreachable, so a page that works here works offline. Where chromium,
 chromedriver or selenium is missing, the tests that ask for `browser` are skipped with the
 reason printed (pytest's `-rs`, in pyproject.toml's addopts); with REQUIRE_BROWSER_TESTS=1 in the environment (CI) they fail.
@@ -10,7 +10,6 @@ reason printed (pytest's `-rs`, in pyproject.toml's addopts); with REQUIRE_BROWS
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 from hypothesis import settings
@@ -19,11 +18,10 @@ from hypothesis import settings
 settings.register_profile("course", derandomize=True, deadline=None, max_examples=60)
 settings.load_profile("course")
 
-# The browser's discovery and flags are `tools/chromium.py`'s, shared with `make pdf`.
+# The browser's discovery and flags are `kit/chromium.py`'s, shared with `make pdf`.
 from repo_paths import ROOT  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "tools"))
-import chromium  # noqa: E402
+from kit import chromium  # noqa: E402
 
 
 @pytest.fixture(scope="session")

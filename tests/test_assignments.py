@@ -1,6 +1,6 @@
 """The assignments (`make assignments`): student notebooks without solutions, and the teacher's.
 
-`tools/assignments.py` is run into a temporary folder (a few seconds, no kernel). The
+`kit/assignments.py` is run into a temporary folder (a few seconds, no kernel). The
 solutions are found here by the convention of CONTRIBUTING.md ("Exercises"), independently
 of the tool: a code cell starting with `# Solution`, and a ```` ```{dropdown} Solution ````
 block. No solution may survive anywhere in a student notebook's JSON: not a cell's source,
@@ -14,16 +14,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 
 import nbformat
 import pytest
 from repo_paths import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import assignments  # noqa: E402
-import reader_notebooks as rn  # noqa: E402
+from kit import assignments
+from kit import reader_notebooks as rn
 
 CHAPTERS = assignments.chapter_sources()
 DROPDOWN = re.compile(
@@ -268,7 +265,7 @@ def test_make_assignments_runs_the_tool():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^\.PHONY:.*\bassignments\b", makefile, re.M)
     assert re.search(r"^assignments:.*## ", makefile, re.M)
-    assert "$(BIN)/python tools/assignments.py" in makefile
+    assert "$(BIN)/python -m kit assignments" in makefile
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)

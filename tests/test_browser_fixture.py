@@ -17,10 +17,10 @@ USES_BROWSER = "def test_uses_the_browser(browser):\n    assert browser is not N
 
 def test_only_conftest_starts_chromium_or_sets_its_flags():
     starts = re.compile(r"webdriver\.Chrome\(|ChromeOptions\(|--head[l]ess|host-resolver-rule[s]")
-    sources = [*TESTS.glob("*.py"), *(ROOT / "tools").glob("*.py")]
+    sources = [*TESTS.glob("*.py"), *(ROOT / "kit").glob("*.py")]
     found = sorted(p.name for p in sources if starts.search(p.read_text("utf-8")))
     assert found == ["chromium.py"]  # the flags and the start, for the tests and make pdf
-    uses = re.compile(r"^import chromium\b", re.M)
+    uses = re.compile(r"^from kit import chromium\b", re.M)
     assert sorted(p.name for p in sources if uses.search(p.read_text("utf-8"))) == [
         "bench_pages.py",
         "build_pdf.py",
@@ -40,7 +40,7 @@ def run_without_a_browser(tmp_path, require: bool) -> subprocess.CompletedProces
     (tmp_path / "empty").mkdir()
     env = {k: v for k, v in os.environ.items() if k != "REQUIRE_BROWSER_TESTS"}
     env["PATH"] = str(tmp_path / "empty")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tools"), str(TESTS)])  # for the copy
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(TESTS)])  # for the copy
     if require:
         env["REQUIRE_BROWSER_TESTS"] = "1"
     command = [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", "-p", "no:xdist"]

@@ -8,7 +8,7 @@ then run top to bottom in a kernel of that environment. Skipped unless
 COLAB_LIKE=1; `.ci/run` always runs it.
 
 What runs is each notebook's reader copy, written into `_build/notebooks/` as
-`make notebooks` does (`tools/reader_notebooks.py`): that is the file the Colab and
+`make notebooks` does (`kit/reader_notebooks.py`): that is the file the Colab and
 Binder buttons open. Its code cells are the book notebook's, cell for cell
 (`tests/test_reader_notebooks.py` checks it), so this run covers both.
 """
@@ -27,9 +27,7 @@ import pytest
 from nbclient import NotebookClient
 from repo_paths import BOOK, ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import reader_notebooks  # noqa: E402
+from kit import reader_notebooks
 
 # Colab also ships transformers, which chapter 13 compares with (it installs it only when missing).
 COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel", "transformers")

@@ -1,17 +1,13 @@
-"""`tools/execute_notebooks.py` stores each printed stream as one output."""
+"""`kit/execute_notebooks.py` stores each printed stream as one output."""
 
 from __future__ import annotations
-
-import sys
 
 import nbformat
 import pytest
 from nbformat.v4 import new_output
-from repo_paths import BOOK, ROOT
+from repo_paths import BOOK
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import execute_notebooks  # noqa: E402
+from kit import execute_notebooks
 
 
 def test_pieces_of_one_stream_are_joined_and_others_kept_apart():

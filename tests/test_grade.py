@@ -1,4 +1,4 @@
-"""The grader (`make grade SUBMISSIONS=folder`, `tools/grade.py`) on generated submissions.
+"""The grader (`make grade SUBMISSIONS=folder`, `kit/grade.py`) on generated submissions.
 
 Every submission is made here from `make assignments`' own machinery: chapter 2's student
 notebook (a short chapter), its answers filled in from the chapter's solutions, or driven to
@@ -25,7 +25,6 @@ import io
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -33,12 +32,7 @@ import numpy as np
 import pytest
 from repo_paths import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import assignments  # noqa: E402
-import grade  # noqa: E402
-import gradebook  # noqa: E402
-
+from kit import assignments, grade, gradebook
 from lessons.checks import catalogue, ch02  # noqa: E402
 
 CHAPTER = "02_dot_products_and_softmax"
@@ -556,7 +550,7 @@ def test_an_exercise_whose_check_call_is_gone_is_captured_after_its_last_cell(st
 
 
 def _plain(value) -> dict:
-    """A value as the kernel side encodes it (tools/grade_kernel.py, run here)."""
+    """A value as the kernel side encodes it (kit/grade_kernel.py, run here)."""
     namespace: dict = {}
     source = grade.KERNEL_CODE.read_text(encoding="utf-8")
     exec(compile(source.split("class _Lessons")[0], "kernel", "exec"), namespace)
@@ -653,7 +647,7 @@ def test_make_grade_runs_the_tool_and_the_readme_warns_about_untrusted_code():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^\.PHONY:.*\bgrade\b", makefile, re.M)
     assert re.search(r"^grade: \$\(STAMP\).*## ", makefile, re.M)
-    assert '$(BIN)/python tools/grade.py "$(SUBMISSIONS)"' in makefile
+    assert '$(BIN)/python -m kit grade "$(SUBMISSIONS)"' in makefile
     dry = subprocess.run(
         ["make", "-n", "grade", "SUBMISSIONS=some folder", "TIMEOUT=5", "JOBS=2"],
         cwd=ROOT,
@@ -661,7 +655,7 @@ def test_make_grade_runs_the_tool_and_the_readme_warns_about_untrusted_code():
         text=True,
         check=True,
     ).stdout  # -n: prints the commands, runs none (no install either)
-    assert 'tools/grade.py "some folder" --timeout 5 --jobs 2' in dry
+    assert 'kit/grade.py "some folder" --timeout 5 --jobs 2' in dry
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make grade SUBMISSIONS=" in readme and "container" in readme
     assert "container" in grade.__doc__

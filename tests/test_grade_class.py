@@ -11,9 +11,9 @@ and names from Canvas's and Moodle's bulk downloads. `CLASS` says what each row 
 The same run's gradebook is then checked: points with partial credit from a points file,
 the one-row-per-student CSV, Canvas's and Moodle's import files against their documented
 columns, one feedback page per student opened in chromium, a regrade of one student into a
-new run that keeps the earlier one. The sandbox recipe (`tools/grade_sandbox.sh`) is run on
+new run that keeps the earlier one. The sandbox recipe (`kit/grade_sandbox.sh`) is run on
 a hostile notebook where bwrap exists. Last, a few notebooks of `make bench-grade`'s class
-(chapter 7, `tools/bench_grade.py`; timed there, not here) are graded one and two at a time,
+(chapter 7, `kit/bench_grade.py`; timed there, not here) are graded one and two at a time,
 and both runs must write the same bytes.
 """
 
@@ -27,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,12 +35,7 @@ import nbformat
 import pytest
 from repo_paths import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import assignments  # noqa: E402
-import bench_grade  # noqa: E402
-import grade  # noqa: E402
-import gradebook  # noqa: E402
+from kit import assignments, bench_grade, grade, gradebook
 
 CHAPTERS = {
     1: "01_why_attention",
@@ -626,7 +620,7 @@ try:
     escaped.append("read a file outside the submissions")
 except OSError:
     pass
-for target in (os.path.join(ROOT, "LICENSE"), os.path.join(ROOT, "tools", "x.py")):
+for target in (os.path.join(ROOT, "LICENSE"), os.path.join(ROOT, "kit", "x.py")):
     try:
         open(target, "a").close()
         escaped.append("wrote " + target)
@@ -657,7 +651,7 @@ def test_the_sandbox_recipe_grades_and_blocks_network_secrets_and_writes(tmp_pat
     points.write_text('[exercises]\n"8.1" = 5\n', encoding="utf-8")
     done = subprocess.run(
         [
-            str(ROOT / "tools" / "grade_sandbox.sh"),
+            str(ROOT / "kit" / "grade_sandbox.sh"),
             str(folder),
             "--timeout",
             "30",
@@ -674,7 +668,7 @@ def test_the_sandbox_recipe_grades_and_blocks_network_secrets_and_writes(tmp_pat
     assert (row["verdict"], row["mistake"]) == ("right", ""), row  # nothing escaped
     assert row["points"] == 5
     assert (ROOT / "LICENSE").stat().st_mtime_ns == before
-    assert not (ROOT / "tools" / "x.py").exists()
+    assert not (ROOT / "kit" / "x.py").exists()
 
 
 # --- many notebooks at once -------------------------------------------------------------------

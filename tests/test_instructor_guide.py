@@ -1,6 +1,6 @@
 """The instructor's guide (`book/instructor_guide.md`) says what the chapters and checks say.
 
-Its per-chapter part is written by `tools/instructor_guide.py` (`make guide`) from the
+Its per-chapter part is written by `kit/instructor_guide.py` (`make guide`) from the
 notebooks and from `lessons.checks.catalogue()`. These tests write it again and compare,
 and check, independently of the tool, that every check of the catalogue and every
 exercise with a check is on the page, under its chapter.
@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 
 import nbformat
 import pytest
 import yaml
 from repo_paths import BOOK, ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-import instructor_guide as guide  # noqa: E402
-
+from kit import instructor_guide as guide
 from lessons.checks import catalogue  # noqa: E402
 
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
@@ -50,7 +46,7 @@ def _sections(page: str) -> dict[int, str]:
 def test_the_page_is_current(page, generated):
     assert page == guide.updated(page, generated), (
         "book/instructor_guide.md is stale: its generated part no longer matches the chapters "
-        "and the checks. Run `make guide` (python tools/instructor_guide.py) and commit the page."
+        "and the checks. Run `make guide` (python -m kit guide) and commit the page."
     )
 
 
@@ -214,4 +210,4 @@ def test_the_page_is_in_the_table_of_contents_linked_from_the_landing_page_and_m
     assert "{doc}`instructor_guide`" in (BOOK / "intro.md").read_text(encoding="utf-8")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^\.PHONY:.*\bguide\b", makefile, re.M)
-    assert re.search(r"^guide:.*## .+\n\t.*tools/instructor_guide\.py", makefile, re.M)
+    assert re.search(r"^guide:.*## .+\n\t.*-m kit guide", makefile, re.M)

@@ -80,7 +80,7 @@ def lab(tmp_path_factory):
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"))
     env["JUPYTER_RUNTIME_DIR"] = str(home / "runtime")
     # `make lab` writes the reader notebooks first (its `notebooks` prerequisite).
-    subprocess.run([sys.executable, "tools/reader_notebooks.py"], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "kit/reader_notebooks.py"], cwd=ROOT, check=True)
     log = (home / "lab.log").open("wb")
     server = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

@@ -64,7 +64,7 @@ def _course_commands(lines: list[str]) -> list[list[str]]:
     """The venv, pip, pytest and jupyter commands among a Makefile's recipe lines."""
     wanted = re.compile(
         r"^([A-Z_]+=\S* )*"
-        r"(\S*python3? -m (venv|pip|pytest)|\S*python3? tools/reader_notebooks\.py|\S*jupyter lab)\b"
+        r"(\S*python3? -m (venv|pip|pytest)|\S*python3? -m kit notebooks|\S*jupyter lab)\b"
     )
     return [_normalise(line) for line in lines if wanted.match(line)]
 

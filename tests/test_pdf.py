@@ -14,15 +14,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from repo_paths import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import build_pdf  # noqa: E402
-import compat  # noqa: E402
+from kit import build_pdf, compat
 
 PDF = ROOT / "_build" / "pdf" / build_pdf.PDF_NAME
 CHAPTERS = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))

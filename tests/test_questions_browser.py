@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +30,11 @@ from repo_paths import BOOK, HTML, ROOT
 from test_cls_lab import chapter_11_model
 
 import lessons
+from kit import build_pdf
 from lessons.book.widgets.lab_export import blocked_keep
 from lessons.book.widgets.question import mistakes_at
 from lessons.checks import ch02, ch04, ch05, ch07, ch10
 from lessons.training import accuracy
-
-sys.path.insert(0, str(ROOT / "tools"))
-import build_pdf  # noqa: E402
 
 BUILT = HTML / "book"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # optional in the page test below
@@ -443,7 +440,7 @@ def test_on_paper_a_question_is_its_numbered_prompt_and_its_answer_comes_last(lo
 
 
 def test_on_paper_a_chapters_questions_are_numbered_by_chapter(driver):
-    """The built chapter 4 with the paper form `make pdf` builds (tools/build_pdf.py)."""
+    """The built chapter 4 with the paper form `make pdf` builds (kit/build_pdf.py)."""
     page = BUILT / "04_scaled_dot_product_attention.html"
     if not page.exists():
         pytest.skip(f"{page.relative_to(ROOT)} is not built: run `make book` first")

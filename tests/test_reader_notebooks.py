@@ -1,6 +1,6 @@
 """The reader notebooks (`make notebooks`): the chapters as plain Jupyter and Colab show them.
 
-The converter is `tools/reader_notebooks.py`. These tests convert every notebook of
+The converter is `kit/reader_notebooks.py`. These tests convert every notebook of
 the table of contents (a second or two, no kernel), then check that no MyST survives,
 that every glued value is written in as the book formats it, that the code cells and
 their outputs are the book's, and, with chromium, that nbconvert's HTML of a reader
@@ -19,11 +19,11 @@ import pytest
 import yaml
 from repo_paths import EXTENSIONS, HTML, ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(EXTENSIONS))
 
 import reader_launch  # noqa: E402
-import reader_notebooks as rn  # noqa: E402
+
+from kit import reader_notebooks as rn
 
 SOURCES = rn.notebook_sources()
 MYST = ("{glue", "{term}", "{cite", "{ref}", "{doc}", ":::{", "```{")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ import tomllib
 import yaml
 from repo_paths import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import set_repository  # noqa: E402
+from kit import set_repository
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 URL, BRANCH = CONFIG["repository"]["url"], CONFIG["repository"]["branch"]

@@ -1,4 +1,4 @@
-"""The slides (`make slides`, tools/slides.py): a deck per chapter, offline, with no solution.
+"""The slides (`make slides`, kit/slides.py): a deck per chapter, offline, with no solution.
 
 The decks are written once per session into a temporary folder. The first tests read their
 HTML: one deck per chapter, a title slide and a recap in each, no MyST left raw, no address
@@ -21,7 +21,6 @@ import http.server
 import json
 import os
 import re
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,8 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from repo_paths import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import slides  # noqa: E402
+from kit import slides
 
 CHAPTERS = slides.chapters()
 DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+")
@@ -819,7 +817,7 @@ def test_make_slides_runs_the_tool_and_the_readme_and_make_help_say_so():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^\.PHONY:.*\bslides\b", makefile, re.M)
     assert re.search(r"^slides: .*\$\(MATHJAX\)/tex-mml-chtml\.js.*## ", makefile, re.M)
-    assert "$(BIN)/python tools/slides.py" in makefile
+    assert "$(BIN)/python -m kit slides" in makefile
     assert "`make slides`" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "slide-outline" in (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     assert (

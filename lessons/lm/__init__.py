@@ -7,7 +7,7 @@
 head detectors as formulas, ``head_scores`` applies them to every head;
 the in-page widget that runs the model with no kernel is page machinery:
 ``lessons.lm_widget`` (``lessons/book/widgets/lm_widget.py``). The weights ship in
-``lessons/lm_weights/`` and were made by ``tools/train_lm.py``.
+``lessons/lm_weights/`` and were made by ``kit/train_lm.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The stored checkpoints of chapter 12's model: list them, load one (chapter 12).
 
-``tools/train_lm.py`` wrote them into ``lessons/lm_weights/``: one float16 ``.npz``
+``kit/train_lm.py`` wrote them into ``lessons/lm_weights/``: one float16 ``.npz``
 per training step kept, and ``manifest.json`` with the settings, the corpus, its
 hash and the losses. Loading turns the float16 weights back into float32 tensors,
 the same numbers the manifest's losses were computed from.

@@ -1,6 +1,6 @@
 """How the chapter's model was trained: batches, optional repeats, one AdamW step (chapter 12).
 
-``tools/train_lm.py`` runs these; ``tests/test_lm.py`` re-runs the first steps and
+``kit/train_lm.py`` runs these; ``tests/test_lm.py`` re-runs the first steps and
 compares their losses with the manifest. A batch is ``batch`` rows of
 ``n_ctx + 1`` consecutive characters from random places in the training text
 (inputs: the first ``n_ctx``, targets: the last ``n_ctx``). With ``repeat_rows > 0``

@@ -11,7 +11,7 @@
 // chapter, each the page's "Show answer" message (messages.revealed in the embedded JSON).
 // question.css hides the inputs and buttons in print and these additions on screen.
 // Defined once per page: the first question registers it for `beforeprint`, and
-// tools/build_pdf.py calls LessonsQuestionPrint.build(document) before it prints.
+// The PDF build calls LessonsQuestionPrint.build(document) before it prints.
 (function () {
   "use strict";
   if (window.LessonsQuestionPrint) {

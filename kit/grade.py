@@ -1,13 +1,13 @@
 """Grade a class's submitted notebooks: one row per student and exercise, each mistake named.
 
 `make grade SUBMISSIONS=folder` runs this. SECURITY: a submission is code, and grading runs
-it. Grade an untrusted class inside the sandbox (`make grade-sandboxed`, `tools/grade_sandbox.sh`:
+it. Grade an untrusted class inside the sandbox (`make grade-sandboxed`, `kit/grade_sandbox.sh`:
 no network, read-only system, nothing of yours visible but the submissions) or in a throw-away
 container or VM that holds nothing else.
 
 Input: every `*.ipynb` in the folder (not in `grading/`, where the results go). A file directly
 in it is one student's notebook; a subfolder is one student with any number of chapters. Names
-from a learning platform's bulk download are read as students (`tools/gradebook.py`): Canvas's
+from a learning platform's bulk download are read as students (`kit/gradebook.py`): Canvas's
 `name_userid_submissionid_file.ipynb` (also `name_LATE_...`) and Moodle's
 `Full Name_participantid_assignsubmission_file_file.ipynb` (or that name as a folder), so the
 exports can carry each student's platform id. Otherwise the student is the file's stem, or
@@ -28,7 +28,7 @@ every cell that calls an exercise's check (and, where none does, after the last 
 under the exercise's heading), a grader cell evaluates the arguments of the *chapter's* check
 call (`lessons.check_attention(answer, Q_ex, K_ex, V_ex)`) in the student's namespace, wherever
 they were set (a scratch cell above, a function in its own cell, a second checking cell
-below), and shows them in a plain form (numbers, text, array bytes; `tools/grade_kernel.py`).
+below), and shows them in a plain form (numbers, text, array bytes; `kit/grade_kernel.py`).
 
 The verdict is reached outside the kernel: the grader calls the check in its own process on
 those values, so patching `lessons` inside the notebook fakes nothing. The givens (every
@@ -70,15 +70,15 @@ Output: a new folder per run, `SUBMISSIONS/grading/<date-time>/` (earlier runs a
 mistake`), `grades.json` (the same rows with `check`, `message`, `points` and the student's
 platform ids), `summary.md` (also printed: per chapter, the verdicts per exercise, then every
 named mistake counted in words from the checks' catalogue, the most common first, then the
-faults), and the gradebook (`tools/gradebook.py`): `gradebook.csv` (one row per student with
+faults), and the gradebook (`kit/gradebook.py`): `gradebook.csv` (one row per student with
 totals), `canvas.csv`, `moodle_<chapter>.csv` and `feedback/<student>.html`. Points come from
-`--points FILE` (`python tools/gradebook.py --points-template` writes one); without it every
+`--points FILE` (`python -m kit gradebook --points-template` writes one); without it every
 exercise is worth one point.
 
 `--jobs N` runs N notebooks at once (default: one per CPU this process may use), each in its
 own fresh kernel with one thread (`OMP_NUM_THREADS=1` unless set); each chapter's own run
 goes first, beside the first students' kernels. The rows and every file written are the same
-whatever N is. `make bench-grade` (`tools/bench_grade.py`) times a class of 30.
+whatever N is. `make bench-grade` (`kit/bench_grade.py`) times a class of 30.
 
 `--student NAME` regrades that student's files only and copies everyone else's rows from the
 latest run into a new run. One broken submission never stops the batch.
@@ -86,7 +86,7 @@ latest run into a new run. One broken submission never stops the batch.
 A dry run before a class: `make grade SUBMISSIONS=_build/assignments/solutions` (after
 `make assignments`); every exercise of every chapter should come out `right`.
 
-Usage: python tools/grade.py SUBMISSIONS [--timeout S] [--notebook-timeout S] [--jobs N]
+Usage: python -m kit grade SUBMISSIONS [--timeout S] [--notebook-timeout S] [--jobs N]
        [--points FILE] [--student NAME] [--out DIR]
 """
 
@@ -118,9 +118,7 @@ from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import assignments  # noqa: E402
-import gradebook  # noqa: E402
+from kit import assignments, gradebook
 
 ROOT = assignments.ROOT
 KERNEL_CODE = Path(__file__).resolve().parent / "grade_kernel.py"
@@ -424,7 +422,7 @@ class Slot:
 
 
 def _setup_source(token: str, reference: bool) -> str:
-    """The grader's first cell: `tools/grade_kernel.py` as a module of its own, kept in
+    """The grader's first cell: `kit/grade_kernel.py` as a module of its own, kept in
     `sys.modules`, so that a submission's `%reset` or `del` cannot take it away."""
     code = KERNEL_CODE.read_text(encoding="utf-8")
     code = code.replace('"__TOKEN__"', repr(token)).replace('"__MIME__"', repr(MIME))
@@ -585,7 +583,7 @@ class Opaque:
 
 
 def decode(data: dict):
-    """The value `tools/grade_kernel.py` encoded (no pickle: nothing in it runs code)."""
+    """The value `kit/grade_kernel.py` encoded (no pickle: nothing in it runs code)."""
     kind = data.get("t")
     if kind == "none":
         return None
@@ -1113,7 +1111,7 @@ def grade(
     `jobs` notebooks run at once, each in its own fresh kernel (default: one per CPU); the
     rows and files are the same whatever `jobs` is. `now` stamps the run (its folder's name,
     Moodle's `Last modified (grade)`); `seconds`, if given, receives each file's grading
-    time (wall clock, in seconds), for `tools/bench_grade.py`.
+    time (wall clock, in seconds), for `kit/bench_grade.py`.
     """
     from lessons.checks import catalogue
 

@@ -1,4 +1,4 @@
-"""The grader's code inside the student's kernel (`tools/grade.py` runs it; never imported).
+"""The grader's code inside the student's kernel (`kit/grade.py` runs it; never imported).
 
 The grader's first cell runs this file's source in the kernel, with `TOKEN` and `MIME`
 filled in. It keeps what the grader needs before any submitted cell runs: the `lessons`

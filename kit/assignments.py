@@ -10,9 +10,9 @@
 - `_build/assignments/solutions/NN_*.ipynb`: the same notebook with the solutions kept.
 
 Each carries its chapter's id in the notebook's metadata, `{"lessons": {"chapter": "NN_name"}}`,
-so that `tools/grade.py` knows a submitted copy's chapter whatever its file is called.
+so that `kit/grade.py` knows a submitted copy's chapter whatever its file is called.
 
-Both are reader notebooks (`tools/reader_notebooks.py`, imported, not copied): MyST turned
+Both are reader notebooks (`kit/reader_notebooks.py`, imported, not copied): MyST turned
 into Markdown that plain Jupyter and Colab render, glued values written in. The student's
 values come from the student notebook's own stored outputs, so a Markdown cell that quotes
 a value only a solution computes stops the conversion instead of leaking it.
@@ -25,7 +25,7 @@ to the next one; an exercise with no such solution, a `# Solution` cell without 
 hidden (`hide-cell`) cell that is not marked `# Solution`, or a "Solution" block that is not a
 dropdown is an error naming the chapter and the exercise: nothing passes silently.
 
-Usage: python tools/assignments.py [--out DIR] [NOTEBOOK ...]
+Usage: python -m kit assignments [--out DIR] [NOTEBOOK ...]
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reader_notebooks as rn  # noqa: E402
+from kit import reader_notebooks as rn
 
 ROOT = rn.ROOT
 OUT = ROOT / "_build" / "assignments"
@@ -251,7 +250,7 @@ def write_all(sources: list[Path], out: Path, book: rn.Book | None = None) -> li
     written = []
     for name, student, solutions in pairs:  # every chapter converted before any is written
         for kind, reader in (("student", student), ("solutions", solutions)):
-            reader.metadata["lessons"] = {"chapter": Path(name).stem}  # for tools/grade.py
+            reader.metadata["lessons"] = {"chapter": Path(name).stem}  # for kit/grade.py
             nbformat.validate(reader)
             target = out / kind / name
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Train chapter 12's character model and store its checkpoints in lessons/lm_weights/.
 
-    python tools/train_lm.py            # what `make weights` runs: the shipped schedule
-    python tools/train_lm.py --help     # every setting
+    python -m kit weights            # what `make weights` runs: the shipped schedule
+    python -m kit weights --help     # every setting
 
 The model is `lessons.lm.model.CharLM` (two attention-only layers, d_model 128, 4 heads
 of 32, context 128, learned positions). The text is the running interpreter's
@@ -32,7 +32,6 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from lessons.lm.model import CharLM, LMConfig  # noqa: E402
 from lessons.lm.run import text_loss  # noqa: E402

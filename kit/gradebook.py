@@ -1,6 +1,6 @@
 """The gradebook of a grading run: points, totals, the platforms' import files, feedback pages.
 
-`tools/grade.py` calls `write_all` at the end of every run; it writes into the run's folder:
+`kit/grade.py` calls `write_all` at the end of every run; it writes into the run's folder:
 
 - `gradebook.csv`: one row per student: `student`, `platform`, `platform_id`, one column
   per graded exercise (`02_dot_products_and_softmax 2.1`) with its points, then `total`,
@@ -20,7 +20,7 @@
   verdict, points and message;
 - `exports.txt`: who is in which export and who is not, and why.
 
-Points come from a TOML file (`--points FILE`; `python tools/gradebook.py --points-template`
+Points come from a TOML file (`--points FILE`; `python -m kit gradebook --points-template`
 prints one with every exercise and its named mistakes):
 
     [exercises]
@@ -142,7 +142,7 @@ class Points:
 def template_text(templates, catalogue) -> str:
     """A points file listing every graded exercise, its mistakes as comments."""
     lines = [
-        "# Points per exercise for tools/grade.py --points (TOML).",
+        "# Points per exercise for kit/grade.py --points (TOML).",
         "# A right answer gets `points`; a wrong one whose mistake is under `partial` gets that.",
         "default = 1",
         "",
@@ -368,8 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.points_template:
         parser.print_help()
         return 2
-    import grade
-
+    from kit import grade
     from lessons.checks import catalogue
 
     print(template_text(grade.load_templates(), catalogue()), end="")
@@ -377,5 +376,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     sys.exit(main())

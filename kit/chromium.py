@@ -1,7 +1,7 @@
 """Debian's chromium driven through selenium, offline: one discovery, one set of flags.
 
 Used by the tests' session browser (`tests/conftest.py`) and by `make pdf`
-(`tools/build_pdf.py`). Nothing is downloaded: chromium and chromedriver come from apt
+(`kit/build_pdf.py`). Nothing is downloaded: chromium and chromedriver come from apt
 (`apt-get install chromium chromium-driver`); GitHub's Ubuntu runners ship Google Chrome
 and name its driver's folder in `CHROMEWEBDRIVER`.
 """

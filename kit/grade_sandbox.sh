@@ -9,11 +9,11 @@
 # The sandbox ends with the grader (--die-with-parent). Needs bwrap (Debian/Ubuntu: apt-get
 # install bubblewrap); tests/test_grade_class.py runs it on hostile submissions.
 #
-# Usage: tools/grade_sandbox.sh SUBMISSIONS [tools/grade.py's options]
+# Usage: kit/grade_sandbox.sh SUBMISSIONS [python -m kit grade's options]
 set -euo pipefail
 
 if [[ $# -lt 1 || ! -d "$1" ]]; then
-    echo "usage: tools/grade_sandbox.sh SUBMISSIONS [--timeout S] [--jobs N] ..." >&2
+    echo "usage: kit/grade_sandbox.sh SUBMISSIONS [--timeout S] [--jobs N] ..." >&2
     exit 2
 fi
 command -v bwrap >/dev/null || { echo "grade_sandbox: bwrap is missing (apt-get install bubblewrap)" >&2; exit 2; }
@@ -59,4 +59,4 @@ exec bwrap \
     --setenv JUPYTER_RUNTIME_DIR /tmp/jupyter \
     --setenv OMP_NUM_THREADS 1 \
     --chdir "$root" \
-    "$python" "$root/tools/grade.py" "$submissions" ${args[@]+"${args[@]}"}
+    "$python" -m kit grade "$submissions" ${args[@]+"${args[@]}"}

@@ -1,8 +1,8 @@
 """Measure the smallest text in every figure the book shows (issue 36: figures on a phone).
 
-Usage: python tools/figure_text.py [NOTEBOOK ...]   (default: every book/*.ipynb with figures)
+Usage: python -m kit figure-text [NOTEBOOK ...]   (default: every book/*.ipynb with figures)
 
-Runs each notebook in a fresh kernel, as `tools/execute_notebooks.py` does, with one cell put
+Runs each notebook in a fresh kernel, as `kit/execute_notebooks.py` does, with one cell put
 first that watches matplotlib: every piece of text drawn while
 `lessons.book.inline.figure_png` makes a figure's picture is recorded with its size in the
 picture's pixels (font size in points x dpi / 72). Nothing is written into the notebook. The

@@ -24,7 +24,7 @@ Anything MyST that it does not know raises `ValueError`, so new syntax in a chap
 cannot slip through unconverted. The reader notebooks are never edited by hand:
 edit `book/*.ipynb` and run `make notebooks` again.
 
-Usage: python tools/reader_notebooks.py [--out DIR] [NOTEBOOK ...]
+Usage: python -m kit notebooks [--out DIR] [NOTEBOOK ...]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ bounds (wheels only), installs `lessons` there from a copy of this checkout, run
 test of `lessons` in it, then runs every notebook top to bottom in a kernel of it. Outputs
 may differ from the stored ones (older libraries round differently); errors may not.
 
-Usage: python tools/compat.py [--venv _build/venv-compat] [--reuse] [--skip-notebooks] [--list-tests]
+Usage: python -m kit compat [--venv _build/venv-compat] [--reuse] [--skip-notebooks] [--list-tests]
 """
 
 from __future__ import annotations

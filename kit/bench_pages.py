@@ -1,7 +1,7 @@
 """`make bench-pages`: how chapter 12 and the explorer load and answer, on a fast and a slow machine.
 
 Serves the built book (`make book`) on localhost and opens each page in a fresh headless
-chromium (`tools/chromium.py`), unthrottled and as a slow laptop (CPU x4 with DevTools'
+chromium (`kit/chromium.py`), unthrottled and as a slow laptop (CPU x4 with DevTools'
 `Emulation.setCPUThrottlingRate`; 150 ms latency and 1.6 Mb/s down with
 `Network.emulateNetworkConditions`), the cache off. For each it prints:
 
@@ -19,7 +19,7 @@ chromium (`tools/chromium.py`), unthrottled and as a slow laptop (CPU x4 with De
 - checkpoint: chapter 12's first move to a checkpoint not yet decoded (decode, forward, redraw).
 
 `BENCH_GZIP=0 make bench-pages` serves every file uncompressed instead;
-`python tools/bench_pages.py FOLDER` measures the book built in FOLDER (another build, for
+`python -m kit bench-pages FOLDER` measures the book built in FOLDER (another build, for
 an A/B comparison) instead of `_build/html`.
 A benchmark, not a test: numbers vary from machine to machine and run to run.
 """
@@ -36,12 +36,9 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import chromium  # noqa: E402
+from kit import chromium
 
-HTML = Path(
-    sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "_build" / "html"
-)
+HTML = Path(__file__).resolve().parent.parent / "_build" / "html"  # or the first argument
 PAGES = {
     "chapter 12": "book/12_language_model_on_real_text.html",
     "explorer": "book/explorer.html",
@@ -204,7 +201,10 @@ def measure(driver, url: str, slow: bool, page: str) -> dict:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    global HTML
+    if argv:
+        HTML = Path(argv[0])
     if not (HTML / "index.html").exists():
         print("The book is not built: run `make book` first.")
         return 1
@@ -250,4 +250,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -28,7 +28,7 @@ inside go on over the next slide. An outline whose display math uses a symbol de
 only in the prose it drops (`$z' = ...$`) keeps that definition (`where ...`).
 
 A Markdown cell is rendered from MyST as the reader notebooks render it
-(`tools/reader_notebooks.py`, imported): glued values written in from the stored glue
+(`kit/reader_notebooks.py`, imported): glued values written in from the stored glue
 records (a sentence whose value is missing is dropped), terms and citations as plain
 text (no links leave the deck), admonitions as plain boxes, dropdowns left out (they hold
 solutions and answers). A code cell tagged `slide` shows its stored figures (PNG or SVG,
@@ -38,7 +38,7 @@ never its code. A slide without a heading of its own is titled by the section it
 A tagged solution (a `# Solution` cell, or one tagged `hide-cell`) is an error: slides
 never show a solution.
 
-Usage: python tools/slides.py [--out DIR] [NOTEBOOK ...]
+Usage: python -m kit slides [--out DIR] [NOTEBOOK ...]
 """
 
 from __future__ import annotations
@@ -57,8 +57,7 @@ import nbformat
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reader_notebooks as rn  # noqa: E402
+from kit import reader_notebooks as rn
 
 ROOT = rn.ROOT
 OUT = ROOT / "_build" / "slides"

@@ -1,6 +1,6 @@
 """Re-run notebooks top to bottom in a fresh kernel and store their outputs (`make execute`).
 
-Usage: python tools/execute_notebooks.py [--refresh-volatile] [NOTEBOOK ...]
+Usage: python -m kit execute [--refresh-volatile] [NOTEBOOK ...]
        (default: every book/*.ipynb)
 
 This is the one way authors refresh stored outputs. It records no timings and

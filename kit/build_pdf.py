@@ -11,7 +11,7 @@ print their paper form (`lessons/book/widgets/assets/question.js`): each prompt 
 within its chapter, no inputs or buttons, and an "Answers to the questions" section at
 the end of each chapter, built from the JSON each question embeds.
 
-Usage: python tools/build_pdf.py [--html _build/singlehtml] [--out _build/pdf]
+Usage: python -m kit pdf [--html _build/singlehtml] [--out _build/pdf]
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-import chromium
 import yaml
+
+from kit import chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "self-attention-step-by-step.pdf"
@@ -182,7 +183,7 @@ def question_assets() -> tuple[str, str]:
 
 
 def browser():
-    """Chromium through selenium (`tools/chromium.py`); nothing is downloaded."""
+    """Chromium through selenium (`kit/chromium.py`); nothing is downloaded."""
     binary, driver, missing = chromium.find()
     if missing:
         sys.exit(f"make pdf needs {', '.join(missing)} (apt-get install chromium chromium-driver)")

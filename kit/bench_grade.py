@@ -2,10 +2,10 @@
 
 Writes a class of 30 submissions of chapter 7 (multi-head attention: a chapter that imports
 torch, draws figures and builds layers, one of the heavier ones a teacher sets), each the
-whole student notebook of `make assignments` (`tools/assignments.py`) answered the ways
+whole student notebook of `make assignments` (`kit/assignments.py`) answered the ways
 `CLASS` lists: right in many layouts and with other tools, each named mistake of both
 exercises, an edited given, a syntax error, a name error, a blank notebook and one endless
-loop. It grades them once with `tools/grade.py` (`--jobs`, default one per CPU; `--timeout`,
+loop. It grades them once with `kit/grade.py` (`--jobs`, default one per CPU; `--timeout`,
 default 60 s as `make grade`) and prints:
 
 - wall: the run's wall-clock time, from the first kernel to the last file written;
@@ -22,7 +22,7 @@ cannot pass with other verdicts. A benchmark, not a test: the numbers vary with 
 and its load. `tests/test_grade_class.py` grades a few of these students with `--jobs 1` and
 `--jobs 2` and requires byte-identical files.
 
-Usage: python tools/bench_grade.py [--jobs N] [--cores N] [--timeout S] [--keep DIR]
+Usage: python -m kit bench-grade [--jobs N] [--cores N] [--timeout S] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -44,10 +44,7 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import assignments  # noqa: E402
-import grade  # noqa: E402
-import gradebook  # noqa: E402
+from kit import assignments, grade, gradebook
 
 CHAPTER = "07_multi_head_attention"
 SPLIT, COUNT = "check_split_heads", "check_head_width_parameter_count"
@@ -273,7 +270,7 @@ def _load() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jobs", type=int, default=None, help="as tools/grade.py's --jobs")
+    parser.add_argument("--jobs", type=int, default=None, help="as kit/grade.py's --jobs")
     parser.add_argument("--cores", type=int, default=2, help="idle cores to estimate for (2)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per cell (60)")
     parser.add_argument("--keep", type=Path, help="write the class and its run here, and keep it")

@@ -7,7 +7,7 @@ bootstrap installs `lessons` from there), the landing page's clone command and
 from `_config.yml`), and the branch where the config and the bootstrap name it.
 `tests/test_repository.py` checks that they all agree.
 
-Usage: python tools/set_repository.py https://github.com/OWNER/NAME [--branch BRANCH]
+Usage: python -m kit repository https://github.com/OWNER/NAME [--branch BRANCH]
 """
 
 from __future__ import annotations
