@@ -11,7 +11,11 @@ print their paper form (`lessons/book/widgets/assets/question.js`): each prompt 
 within its chapter, no inputs or buttons, and an "Answers to the questions" section at
 the end of each chapter, built from the JSON each question embeds.
 
-Usage: python -m kit pdf [--html _build/singlehtml] [--out _build/pdf]
+On a slow or busy machine each step just takes longer: no step has a short fixed limit
+(`--timeout`, 30 minutes by default, bounds each one), a line every 15 s says the print is
+still running and how much CPU the browser has used, and a browser that dies says so.
+
+Usage: python -m kit pdf [--html _build/singlehtml] [--out _build/pdf] [--timeout 1800]
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ import base64
 import re
 import shutil
 import sys
+import threading
 import time
+from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -202,64 +209,136 @@ def _cpu(driver) -> float:
         return float("nan")
 
 
-def print_pdf(page: Path, config: dict) -> tuple[bytes, list[str]]:
-    driver = browser()
+#: Seconds any one step (load, typeset, lay out, print) may take before `make pdf` gives up.
+#: Printing the book took ~100 s on a busy 2-core machine; an old laptop may take several times that.
+TIMEOUT = 1800
+HEARTBEAT = 15  # seconds between the "still ..." lines of a long step
+
+
+@contextmanager
+def still_running(what: str, cpu: Callable[[], float], every: float = HEARTBEAT):
+    """Print a line every `every` seconds while the body runs: the step is alive, not stuck."""
+    done = threading.Event()
+    start = time.perf_counter()
+
+    def tick() -> None:
+        while not done.wait(every):
+            spent = time.perf_counter() - start
+            print(f"  still {what}: {spent:.0f} s so far, {cpu():.0f} s of browser CPU", flush=True)
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
     try:
-        driver.set_script_timeout(120)
-        clock = time.perf_counter()
-        driver.get(page.as_uri())
-        print(f"  page loaded in {time.perf_counter() - clock:.1f} s", flush=True)
-        state = driver.execute_async_script(WAIT_JS)
-        print(f"  math typeset in {time.perf_counter() - clock:.1f} s", flush=True)
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def browser_died(driver, step: str, error: Exception) -> SystemExit:
+    """The message for a browser that stopped answering during `step`."""
+    process = getattr(getattr(driver, "service", None), "process", None)
+    code = process.poll() if process is not None else None
+    if code is not None:
+        cause = f"chromedriver exited with code {code}"
+    else:
+        cause = f"the browser stopped answering ({type(error).__name__}: {error})"
+    return SystemExit(
+        f"make pdf: {cause} while {step}. The browser may have run out of memory or been "
+        "killed: close other programs and run `make pdf` again (a longer --timeout helps a "
+        "slow machine; nothing else needs to change)."
+    )
+
+
+def print_pdf(page: Path, config: dict, timeout: float = TIMEOUT) -> tuple[bytes, list[str]]:
+    """The printed book's bytes and the chapters laid out; each step may take `timeout` s."""
+    driver = browser()
+    # Selenium waits 120 s for any one answer by default: too short for a slow machine.
+    driver.command_executor.client_config.timeout = timeout
+    driver.set_script_timeout(timeout)
+    driver.set_page_load_timeout(timeout)
+    steps = Steps(driver)
+    try:
+        with steps("loading the page"):
+            driver.get(page.as_uri())
+        with steps("typesetting the math"):
+            state = driver.execute_async_script(WAIT_JS)
         if state != "typeset":
             raise SystemExit(f"the page did not typeset its math: {state}")
-        leftover = driver.execute_script(
-            "return document.querySelectorAll('mjx-merror, .MathJax_Error').length"
-        )
-        if leftover:
-            raise SystemExit(f"MathJax reported {leftover} error(s) in the book's formulas")
-        chapters = driver.execute_script(
-            LAYOUT_JS,
-            config["title"],
-            config.get("author", ""),
-            str(config.get("copyright", "")),
-            PRINT_CSS,
-        )
-        questions, sections = driver.execute_script(QUESTIONS_JS, *question_assets())
+        with steps("laying the pages out"):
+            leftover = driver.execute_script(
+                "return document.querySelectorAll('mjx-merror, .MathJax_Error').length"
+            )
+            if leftover:
+                raise SystemExit(f"MathJax reported {leftover} error(s) in the book's formulas")
+            chapters = driver.execute_script(
+                LAYOUT_JS,
+                config["title"],
+                config.get("author", ""),
+                str(config.get("copyright", "")),
+                PRINT_CSS,
+            )
+            questions, sections = driver.execute_script(QUESTIONS_JS, *question_assets())
         print(f"  {questions} question(s) print with their answers in {sections} section(s)")
         footer = (
             '<div style="font-size:8pt;width:100%;text-align:center;color:#555">'
             '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
         )
-        print(f"  laid out in {time.perf_counter() - clock:.1f} s", flush=True)
-        result = driver.execute_cdp_cmd(
-            "Page.printToPDF",
-            {
-                "printBackground": True,
-                "preferCSSPageSize": True,
-                "displayHeaderFooter": True,
-                "headerTemplate": "<div></div>",
-                "footerTemplate": footer,
-                "generateDocumentOutline": True,
-            },
-        )
-        print(f"  printed in {time.perf_counter() - clock:.1f} s ({_cpu(driver):.0f} s of CPU)")
+        with steps("printing"):
+            result = driver.execute_cdp_cmd(
+                "Page.printToPDF",
+                {
+                    "printBackground": True,
+                    "preferCSSPageSize": True,
+                    "displayHeaderFooter": True,
+                    "headerTemplate": "<div></div>",
+                    "footerTemplate": footer,
+                    "generateDocumentOutline": True,
+                },
+            )
         return base64.b64decode(result["data"]), chapters
     finally:
         driver.quit()
+
+
+class Steps:
+    """`with steps("printing"):` times a step, says every 15 s that it is still running, and
+    turns a browser that died during it into a message that says so."""
+
+    def __init__(self, driver) -> None:
+        self.driver = driver
+        self.clock = time.perf_counter()
+
+    @contextmanager
+    def __call__(self, what: str):
+        try:
+            with still_running(what, lambda: _cpu(self.driver)):
+                yield
+        except SystemExit:
+            raise
+        except Exception as error:  # selenium's or urllib3's: the browser is gone or stuck
+            raise browser_died(self.driver, what, error) from error
+        spent = time.perf_counter() - self.clock
+        print(
+            f"  {what}: done at {spent:.1f} s ({_cpu(self.driver):.0f} s of browser CPU)",
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "singlehtml")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf")
+    parser.add_argument(
+        "--timeout", type=float, default=TIMEOUT, help="seconds each step may take (1800)"
+    )
     args = parser.parse_args(argv)
     page = single_page(args.html)
     if not page.exists():
         sys.exit(f"{page} is missing: build it with `make pdf`")
     start = time.perf_counter()
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    data, chapters = print_pdf(printable_copy(page), config)
+    data, chapters = print_pdf(printable_copy(page), config, args.timeout)
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / PDF_NAME
     target.write_bytes(data)
