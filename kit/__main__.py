@@ -38,6 +38,7 @@ def main(argv: list[str]) -> int:
         print(f"python -m kit: no verb {verb!r}\n\n{usage()}", end="", file=sys.stderr)
         return 2
     module = importlib.import_module(VERBS[verb][0])
+    sys.argv[0] = f"python -m kit {verb}"  # what argparse shows in each tool's usage line
     return module.main(rest) or 0
 
 
