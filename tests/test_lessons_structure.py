@@ -139,7 +139,6 @@ def test_the_map_names_every_root_module_and_subpackage():
     assert not missing, f"lessons/README.md does not list {missing}"
 
 
-
 def test_the_map_names_the_machinery_folders_and_every_reading_module():
     readme = (PACKAGE / "README.md").read_text(encoding="utf-8")
     machinery = PACKAGE / "book"
@@ -147,6 +146,7 @@ def test_the_map_names_the_machinery_folders_and_every_reading_module():
     names += [p.name for p in (machinery / "reading").glob("*.py") if p.name != "__init__.py"]
     missing = [n for n in names if f"`{n}`" not in readme]
     assert not missing, f"lessons/README.md does not list {missing}"
+
 
 # --- the rules catch what they are for --------------------------------------------------
 
