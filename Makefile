@@ -112,8 +112,16 @@ grade-sandboxed: $(STAMP)  ## grade an untrusted class in a sandbox (needs bwrap
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-sandboxed SUBMISSIONS=folder [...as make grade]"; exit 2; }
 	kit/grade_sandbox.sh "$(SUBMISSIONS)" $(GRADE_ARGS)
 
-execute: $(STAMP)  ## re-run every notebook in a fresh kernel and store its outputs
+execute: $(STAMP)  ## re-run every notebook in a fresh kernel, store its outputs, re-measure its figures' text
 	$(BIN)/python -m kit execute $(if $(REFRESH_VOLATILE),--refresh-volatile)
+	$(MAKE) --no-print-directory figure-text
+
+# The smallest text in every stored figure, from one more run of each notebook with figures
+# (kit/figure_text.py), into tests/figure_text.json, which tests/test_phone.py reads; a figure
+# that changed needs it, so `make execute` runs it after storing the outputs.
+.PHONY: figure-text
+figure-text: $(STAMP)  ## re-measure the text size of every stored figure (tests/figure_text.json)
+	$(BIN)/python -m kit figure-text
 
 serve: book  ## serve the built book on http://127.0.0.1:8000
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html

@@ -9,7 +9,9 @@ picture's pixels (font size in points x dpi / 72). Nothing is written into the n
 result, `tests/figure_text.json`, maps each picture's SHA-256 (the name the book gives it in
 `_build/html/_images/`) to its notebook, its width and its smallest text in pixels;
 `tests/test_phone.py` multiplies that by the scale at which a phone shows the picture, and
-fails on a picture it does not find there (run this again after re-executing a notebook).
+fails on a picture it does not find there. `make execute` runs this after it stores the
+outputs (`make figure-text` alone); after `python -m kit execute NOTEBOOK`, give it the same
+NOTEBOOK.
 """
 
 from __future__ import annotations

@@ -19,10 +19,8 @@ Chapter 7's layer with the changes today's models make, each a few lines:
 ``ModernAttention`` names its weights as ``transformers`` does (``q_proj``, ``k_proj``,
 ``v_proj``, ``o_proj``, ``q_norm``, ``k_norm``, ``sinks``), so a model's ``state_dict``
 loads into it; chapter 13 and the tests prove the two equal.
-
-``READING`` maps lines of ``transformers``' gpt-oss sinks and Gemma 2 soft-capping to the
-course's names, for chapter 13's section on reading that code (the notes on Qwen3's code and
-the masks are in ``lessons.book.reading``).
+Chapter 13's notes on ``transformers``' own code for these layers are in
+``lessons.book.reading``.
 """
 
 from __future__ import annotations
@@ -242,68 +240,3 @@ class ModernAttention(nn.Module):
         Z = Z.masked_fill(~keep, float("-inf"))  # [B, h, n, n_k]
         A = sink_softmax(Z, self.sinks) if c.sinks else torch.softmax(Z, dim=-1)
         return A @ V  # [B, h, n, d_k]
-
-
-#: Chapter 13's reading of ``transformers``' code for the two changes this module teaches
-#: beyond Qwen3's layer: gpt-oss's sinks and Gemma 2's soft-capping. For each function, named
-#: ``"module:qualified name"``, pairs ``(anchor, note)`` in the order of its source; an anchor
-#: is a piece of exactly one line of that function in the release pinned in
-#: ``requirements.txt`` (checked by ``tests/test_reading_transformers.py``). The notes on
-#: Qwen3's own code and on the masks are in ``lessons.book.reading``.
-READING: dict[str, tuple[tuple[str, str], ...]] = {
-    "transformers.models.gpt_oss.modeling_gpt_oss:GptOssAttention.forward": (
-        (
-            "s_aux=self.sinks",
-            "the sinks s_g [h] under the name fused kernels take them by (s_aux, "
-            "auxiliary logits); the eager function below reads module.sinks instead",
-        ),
-    ),
-    "transformers.models.gpt_oss.modeling_gpt_oss:eager_attention_forward": (
-        ("attn_weights = attn_weights + attention_mask", "Z + M [B, h, n_q, n_k], as in Qwen3's"),
-        (
-            "sinks = module.sinks.reshape(",
-            "head g's logit s_g, once for every row: [B, h, n_q, 1]",
-        ),
-        (
-            "combined_logits = torch.cat(",
-            "[Z + M, s_g]: the sink as one more column, [B, h, n_q, n_k + 1]",
-        ),
-        (
-            "combined_logits = combined_logits - combined_logits.max(",
-            "each row's largest "
-            "logit taken off before exp, so that nothing overflows (chapter 2); the "
-            "softmax is unchanged",
-        ),
-        (
-            "probs = F.softmax(",
-            "softmax over the n_k + 1 columns, in the model's own dtype (Qwen3's "
-            "eager function computes it in float32)",
-        ),
-        (
-            "scores = probs[..., :-1]",
-            "the sink's column dropped: A [B, h, n_q, n_k], rows summing "
-            "to less than 1, our sink_softmax",
-        ),
-        ("attn_output = torch.matmul(", "A V: the sink brings no value"),
-    ),
-    "transformers.models.gemma2.modeling_gemma2:Gemma2Attention.__init__": (
-        (
-            "self.scaling = config.query_pre_attn_scalar**-0.5",
-            "1 / sqrt(query_pre_attn_scalar), "
-            "Gemma's own setting, in place of 1 / sqrt(d_k) (our AttentionConfig.scale)",
-        ),
-        ("self.attn_logit_softcapping = ", "the cap c, a setting of the configuration"),
-    ),
-    "transformers.models.gemma2.modeling_gemma2:eager_attention_forward": (
-        ("attn_weights = torch.matmul(", "Z = Q K^T * scaling [B, h, n_q, n_k]"),
-        ("if softcap is not None:", "only where the configuration sets a cap"),
-        ("attn_weights = attn_weights / softcap", "Z / c"),
-        ("attn_weights = torch.tanh(", "tanh(Z / c), between -1 and 1"),
-        ("attn_weights = attn_weights * softcap", "c tanh(Z / c): our soft_cap"),
-        (
-            "attn_weights = attn_weights + attention_mask",
-            "the mask after the cap, so hidden keys keep the most negative number",
-        ),
-        ("nn.functional.softmax(", "softmax in float32, as Qwen3's"),
-    ),
-}

@@ -10,7 +10,6 @@ import lessons
 from lessons import (
     check_dot_product,
     check_pair_count,
-    check_score_matrix,
     check_soft_lookup,
     check_softmax_function,
 )
@@ -24,7 +23,6 @@ K = np.array([[1.0, 2.0], [0.0, 1.0]])  # [n_k, d]
     ("check", "args"),
     [
         (check_dot_product, (A, B)),
-        (check_score_matrix, (Q, K)),
         (check_soft_lookup, (np.array([1.0, 0.0]), Q, Q)),
         (check_pair_count, (5,)),
     ],
@@ -60,23 +58,6 @@ def test_a_verdict_shows_its_message_as_text_and_html():
 )
 def test_check_dot_product_names_the_mistake(answer, expected):
     assert expected in repr(check_dot_product(answer, A, B))
-
-
-@pytest.mark.parametrize(
-    ("answer", "expected"),
-    [
-        (Q @ K.T, "Correct"),
-        ((Q @ K.T).T, "K @ Q.T, the transpose"),
-        (np.zeros((2, 2)), "shape [3, 2]"),
-        ((Q @ K.T) + np.eye(3, 2), "Entry (0, 0) should be"),
-    ],
-)
-def test_check_score_matrix_names_the_mistake(answer, expected):
-    assert expected in repr(check_score_matrix(answer, Q, K))
-
-
-def test_check_score_matrix_spots_an_elementwise_product():
-    assert "Q * K" in repr(check_score_matrix(Q * Q, Q, Q))
 
 
 def _naive(x):

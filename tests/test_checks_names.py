@@ -37,7 +37,6 @@ CASES = [
     (lessons.check_mha_parameter_count, 288.5, (8,), "not_a_whole_number"),
     (lessons.check_padding_mask, RAGGED, ([2, 3], 4), "not_a_number"),
     (lessons.check_projection, "x", (QA, np.eye(2)), "not_a_number"),
-    (lessons.check_score_matrix, "x", (QA, KA), "not_a_number"),
     (lessons.check_sinusoidal_encoding, "x", (6, 8), "not_a_number"),
     (lessons.check_sinusoidal_encoding, np.zeros((3, 8)), (6, 8), "wrong_shape"),
     (lessons.check_sinusoidal_encoding, np.zeros((6, 8)), (6, 8), "other"),

@@ -139,6 +139,15 @@ def test_the_map_names_every_root_module_and_subpackage():
     assert not missing, f"lessons/README.md does not list {missing}"
 
 
+def test_the_map_names_the_machinery_folders_and_every_reading_module():
+    readme = (PACKAGE / "README.md").read_text(encoding="utf-8")
+    machinery = PACKAGE / "book"
+    names = [p.name + "/" for p in machinery.iterdir() if (p / "__init__.py").exists()]
+    names += [p.name for p in (machinery / "reading").glob("*.py") if p.name != "__init__.py"]
+    missing = [n for n in names if f"`{n}`" not in readme]
+    assert not missing, f"lessons/README.md does not list {missing}"
+
+
 # --- the rules catch what they are for --------------------------------------------------
 
 

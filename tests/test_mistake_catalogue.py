@@ -190,7 +190,6 @@ INPUTS = {
     lessons.check_soft_lookup: (QA[0], KA, VA),
     lessons.check_split_query: (KA, (1, 2)),
     lessons.check_dot_product: (QA[2], KA[1]),
-    lessons.check_score_matrix: (QA, KA),
     lessons.check_perpendicular_entry: (QA[2], KA[1], 0),
     lessons.check_projection: (QA, np.eye(2)),
     lessons.check_attention: (QA, KA, VA),

@@ -11,7 +11,7 @@ emulation and touch, as a phone or tablet shows it, and must have:
   faded in `_ext/static/phone.css`);
 - no figure whose smallest text is under FLOOR CSS px as shown, unless one tap enlarges it to
   its drawn size, where it is at least FLOOR (the sizes in figure pixels are
-  `tests/figure_text.json`, measured by `kit/figure_text.py`);
+  `tests/figure_text.json`, measured by `kit/figure_text.py` as `make execute` ends);
 - no widget control smaller than 24 x 24 px (WCAG 2.2, 2.5.8), a checkbox through its label,
   and no text field under 16 px (a phone zooms the page on focus below that);
 - nothing in the console at the warning level or above.
@@ -52,7 +52,7 @@ def smallest_text(picture: str, page: str) -> float:
     if entry is not None:
         return entry["min_text_px"]
     sizes = [e["min_text_px"] for e in FIGURE_TEXT.values() if e["notebook"] == page + ".ipynb"]
-    assert sizes, f"{picture} on {page} is not in figure_text.json: run kit/figure_text.py"
+    assert sizes, f"{picture} on {page} is not in figure_text.json: run make figure-text"
     return min(sizes)
 
 

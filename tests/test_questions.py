@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import lessons
 from lessons.book.widgets.question import TOLERANCE, mistakes_at, question
 from lessons.book.widgets.question_inputs import parse_number, parse_shape
-from lessons.checks import ch02, ch04, ch05, ch07, ch10
+from lessons.checks import ch04, ch05, ch07, ch10
 
 # Chapter 5's worked example.
 Q5 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [3, 2]
@@ -31,7 +31,6 @@ X7 = np.arange(24.0).reshape(2, 3, 4)  # [B, n, d_model]
 
 #: (check, its inputs, the mistakes function) for every check whose mistakes are shared.
 SHARED = [
-    (lessons.check_score_matrix, (Q4, K4), ch02.score_matrix_mistakes),
     (lessons.check_attention, (Q4, K4, V4), ch04.attention_mistakes),
     (lessons.check_attention_weights, (Q5, K5), ch05.attention_weight_mistakes),
     (lessons.check_split_heads, (X7, 2), ch07.split_heads_mistakes),

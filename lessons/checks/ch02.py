@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_qkv_shapes, float_input
+from .._validate import float_input
 from ..softmax import softmax
 from .dot_product_mistakes import (
     key_for_scores_mistakes,
     perpendicular_entry_mistakes,
-    score_matrix_mistakes,
+)
+from .dot_product_mistakes import (
+    score_matrix_mistakes as score_matrix_mistakes,  # chapter 2's question
 )
 from .function_inputs import softmax_cases
 from .verdict import (
@@ -34,7 +36,6 @@ __all__ = [
     "check_dot_product",
     "check_key_for_scores",
     "check_perpendicular_entry",
-    "check_score_matrix",
     "check_softmax_function",
 ]
 
@@ -57,11 +58,6 @@ MISTAKES: dict[str, dict[str, str]] = {
         "not_divided": "solved for a_k times the entry but did not divide by a_k",
         "dot_product": "gave the dot product with the unknown set to 0 instead of solving for it",
         **generic("not_a_number", "wrong_shape", "not_finite", "other"),
-    },
-    "check_score_matrix": {
-        "transpose": "computed K @ Q.T, the transpose, with a row per key instead of per query",
-        "elementwise": "multiplied entry by entry (Q * K) instead of taking dot products",
-        **generic("not_a_number", "wrong_shape", "other"),
     },
     "check_softmax_function": {
         "not_a_function": "passed a result, softmax(x), instead of the function itself",
@@ -115,38 +111,6 @@ def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
         )
     return wrong(
         f"{value:g} is not a · b: multiply matching entries, then add the products.", "other"
-    )
-
-
-@catalogued(MISTAKES)
-def check_score_matrix(answer: Any, Q: ArrayLike, K: ArrayLike) -> Verdict:
-    """Check a table of all query-key dot products, ``Q @ K.T``, shape ``[n_q, n_k]``.
-
-    Its mistakes are those of chapter 2's in-page question (``score_matrix_mistakes``).
-    """
-    Q, K = float_input("Q", Q), float_input("K", K)  # [n_q, d_k], [n_k, d_k]
-    check_qkv_shapes(Q, K, K)
-    expected = Q @ K.T  # [n_q, n_k]
-    verdict = judge(
-        answer,
-        expected,
-        what="the [n_q, n_k] table of dot products q_i · k_j",
-        praise=f"Entry (i, j) is q_i · k_j, and the table has shape {expected.shape}.",
-        kind="a 2-D array",
-        shape_message=(
-            "The table should have one row per query and one column per key, shape "
-            "{expected}; yours has shape {got}."
-        ),
-        mistakes=score_matrix_mistakes(Q, K),
-    )
-    if verdict is not None:
-        return verdict
-    got = as_float_array(answer)
-    off = np.argwhere(~np.isclose(got, expected, atol=TOLERANCE))
-    i, j = (int(v) for v in off[0])
-    return wrong(
-        f"Entry ({i}, {j}) should be q_{i} · k_{j} = {expected[i, j]:g}; yours is {got[i, j]:g}.",
-        "other",
     )
 
 

@@ -62,7 +62,10 @@ MISTAKES: dict[str, dict[str, str]] = {
 
 @catalogued(MISTAKES)
 def check_projection(answer: Any, X: ArrayLike, W: ArrayLike) -> Verdict:
-    """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]``, ``X @ W``."""
+    """Check a projection of embeddings ``X [n, d_model]`` by ``W [d_model, d_out]``, ``X @ W``.
+
+    Exercise 3.4 of chapter 3 gives it a square ``W``, where ``X @ W.T`` runs silently.
+    """
     X, W = float_input("X", X), float_input("W", W)  # [n, d_model], [d_model, d_out]
     if X.ndim != 2 or W.ndim != 2 or X.shape[1] != W.shape[0]:
         raise ValueError(f"X [n, d_model] and W [d_model, d_out] do not fit: {X.shape}, {W.shape}")

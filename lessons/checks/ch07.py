@@ -209,8 +209,9 @@ def check_mha_parameter_count(answer: Any, d_model: int, bias: bool = True) -> V
 
     The count that chapter 7 teaches, ``4 d_model²`` weights (plus ``4 d_model`` biases)
     whatever the number of heads; its in-page question shares the mistakes
-    (``mha_parameter_mistakes``). Exercise 7.2 uses ``check_head_width_parameter_count``,
-    which also covers heads that are not ``d_model / h`` wide.
+    (``mha_parameter_mistakes``). Exercise 7.4 counts GPT-2 small's layer with it; Exercise
+    7.2 uses ``check_head_width_parameter_count``, which also covers heads that are not
+    ``d_model / h`` wide.
     """
     if is_missing(answer):
         return unanswered("a whole number")

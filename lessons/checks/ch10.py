@@ -87,8 +87,8 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
     """Check the bytes of the weights ``A [B, h, n, n]`` stored in full.
 
     The count that chapter 10 teaches in "Counting the memory"; its in-page question
-    shares the mistakes (``weight_bytes_mistakes``). Exercise 10.1 uses
-    ``check_block_quadratic_share``.
+    shares the mistakes (``weight_bytes_mistakes``), and Exercise 10.4 (a grouped-query
+    model's weights at n = 8192) calls it.
     """
     if is_missing(answer):
         return unanswered("a number of bytes")

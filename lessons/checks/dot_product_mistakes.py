@@ -2,8 +2,8 @@
 
 Each function returns ``{name: (what the wrong method gives for these inputs, or None
 where it cannot apply, the explanation the reader sees)}``; the checks of ``ch02``
-(and, for ``score_matrix_mistakes``, the chapter's in-page question) name a wrong
-answer by the first candidate it matches. ``ch02.MISTAKES`` describes each name.
+name a wrong answer by the first candidate it matches, and ``score_matrix_mistakes``
+gives the chapter's in-page question on ``Q @ K.T`` its wrong answers. ``ch02.MISTAKES`` describes each name.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def score_matrix_mistakes(Q: ArrayLike, K: ArrayLike) -> dict[str, tuple[Any, st
     """The named mistakes of a score table ``Q @ K.T`` ``[n_q, n_k]`` (chapter 2).
 
     ``{name: (what the wrong method computes, or None where it cannot apply, the
-    explanation)}``, shared by ``check_score_matrix`` and the in-page questions.
+    explanation)}``, for chapter 2's in-page question on the table's shape.
     """
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     expected = Q @ K.T  # [n_q, n_k]

@@ -1,20 +1,12 @@
-"""Chapter 13's notes on the code ``transformers`` runs for Qwen3, and on its masks.
-
-The chapter's section *Reading a real model's attention code* shows functions of the
-installed ``transformers`` with a note under each line that an anchor names. ``READING``
-maps each function, named ``"module:qualified name"``, to pairs ``(anchor, note)`` in the
-order of its source: Qwen3's model, block, RoPE, attention layer and attention function
-(and, line for line, Llama's and Mistral's), ``rotate_half`` and ``repeat_kv``, and the mask
-builders (the causal rule, the window, the cache's offset). An anchor is a piece of exactly
-one line of that function in the release pinned in ``requirements.txt``; the note says which
-part of the course the line is. ``tests/test_reading_transformers.py`` checks every anchor
-against the installed source, so a release that moves a line fails there. The notes on
-gpt-oss's sinks and Gemma 2's cap are in ``lessons.modern.READING``, those on DeepSeek-V3 in
-``lessons.latent.READING``.
+"""Chapter 13's notes on the code ``transformers`` runs for Qwen3 (the model, its block,
+RoPE, the attention layer and function, ``rotate_half`` and ``repeat_kv``); Llama's and
+Mistral's are the same line for line.
 """
 
 from __future__ import annotations
 
+#: ``"module:qualified name"`` -> ``(anchor, note)`` pairs in the order of the source; an anchor
+#: is a piece of exactly one line of that function in the release pinned in ``requirements.txt``.
 READING: dict[str, tuple[tuple[str, str], ...]] = {
     "transformers.models.qwen3.modeling_qwen3:Qwen3Model.forward": (
         (
@@ -211,56 +203,6 @@ READING: dict[str, tuple[tuple[str, str], ...]] = {
             "(KV head, copy) merged into one axis: head index "
             "kv * n_rep + copy, so query heads kv * n_rep .. kv * n_rep + n_rep - 1 read KV "
             "head kv: repeat_interleave, [B, h, n_k, d_k]",
-        ),
-    ),
-    "transformers.masking_utils:causal_mask_function": (
-        (
-            "return kv_idx <= q_idx",
-            "keep key position j for query position i when j <= i (chapter 6)",
-        ),
-    ),
-    "transformers.masking_utils:sliding_window_overlay": (
-        (
-            "return kv_idx > q_idx - sliding_window",
-            "and when j > i - w, that is i - j < w: with the causal rule, "
-            "0 <= i - j < w, our window_mask (Mistral, Gemma and gpt-oss all build it here)",
-        ),
-    ),
-    "transformers.masking_utils:_preprocess_mask_arguments": (
-        (
-            "len(attention_mask.shape) == 4:",
-            "a 4-D mask is used as given; the model's own "
-            "attention_mask argument is the 2-D padding mask [B, n_cached + n], 1 for a real "
-            "token and 0 for padding, not M",
-        ),
-        (
-            "q_offset = cache.get_query_offset(",
-            "n_cached, read from the cache: the position of the first new query",
-        ),
-        (
-            "kv_length, kv_offset = cache.get_mask_sizes(",
-            "how many keys this layer will "
-            "hold after its update (n_cached + n, or at most w - 1 + n in a rolling window "
-            "layer) and the position of the first of them",
-        ),
-    ),
-    "transformers.masking_utils:sdpa_mask": (
-        (
-            "q_arange = torch.arange(q_length",
-            "the new queries' positions n_cached .. n_cached + n - 1; "
-            "leave out + q_offset and you have the Prefill section's mask-offset bug",
-        ),
-        ("kv_arange = torch.arange(kv_length", "the keys' positions"),
-        (
-            "attention_mask = mask_function(*_non_vmap_expansion_sdpa(",
-            "the rule at every (query, key) pair of positions: [B, 1, n_q, n_k], True where kept",
-        ),
-    ),
-    "transformers.masking_utils:eager_mask": (
-        (
-            "mask = torch.where(mask,",
-            "for eager attention, True becomes 0 and False the most "
-            "negative number of the dtype: the additive M",
         ),
     ),
 }
