@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from peer_common import DEFAULT_TOL, close, coin, h1, rand, randn, refused
+from peer_common import DEFAULT_TOL, close, h1, rand, randn, refused
 from torch import nn
 
 import lessons
@@ -102,7 +102,9 @@ ENCODER_CASES = [
 @pytest.mark.agree
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("is_batch_first", [True, False])
-@pytest.mark.parametrize("case,layers,norm,mask,reference", ENCODER_CASES, ids=[c[0] for c in ENCODER_CASES])
+@pytest.mark.parametrize(
+    "case,layers,norm,mask,reference", ENCODER_CASES, ids=[c[0] for c in ENCODER_CASES]
+)
 def test_copied_blocks_give_the_encoders_reference_outputs(
     case, layers, norm, mask, reference, is_batch_first, training
 ):
@@ -172,7 +174,9 @@ def test_copied_blocks_give_the_reference_when_batch_equals_length(with_no_grad,
 
 def random_layer(d_model, nhead, d_ff, seed, **options):
     torch.manual_seed(seed)
-    return nn.TransformerEncoderLayer(d_model, nhead, d_ff, dropout=0.0, batch_first=True, **options)
+    return nn.TransformerEncoderLayer(
+        d_model, nhead, d_ff, dropout=0.0, batch_first=True, **options
+    )
 
 
 @pytest.mark.agree

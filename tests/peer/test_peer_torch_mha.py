@@ -122,7 +122,9 @@ def test_add_bias_kv_is_refused_saying_what_to_do():
     to do instead (build the module with ``add_bias_kv=False``).
     """
     theirs = nn.MultiheadAttention(8, 2, add_bias_kv=True)
-    refused(lambda: lessons.MultiHeadAttention.from_torch(theirs), "add_bias_kv", "add_bias_kv=False")
+    refused(
+        lambda: lessons.MultiHeadAttention.from_torch(theirs), "add_bias_kv", "add_bias_kv=False"
+    )
 
 
 @open_bug("the refusal names kdim/vdim but not the widths nor what to do instead")
@@ -156,7 +158,10 @@ def test_copy_with_a_3d_mask_equals_multihead_attention_batch_by_batch():
     out_o, weights = ours(query, key, key, mask=keep)
     dead = blocked_rows(keep[:, 0])  # [B, 2]
     close(out_o[~dead], out_t[~dead], *DEFAULT_TOL[torch.float32])
-    assert torch.isnan(out_t[dead]).all() and (weights.sum(-1)[dead[:, None].expand(8, 4, 2)] == 0).all()
+    assert (
+        torch.isnan(out_t[dead]).all()
+        and (weights.sum(-1)[dead[:, None].expand(8, 4, 2)] == 0).all()
+    )
 
 
 @pytest.mark.refuse
@@ -249,7 +254,10 @@ def test_copy_with_an_attention_and_a_padding_mask_equals_multihead_attention(se
     attn_mask, padding = coin(5, 5, seed=seed + 2), coin(8, 5, seed=seed + 3)
     with torch.no_grad():
         out_t, _ = theirs(x, x, x, attn_mask=attn_mask, key_padding_mask=padding)
-        keep = lessons.keep_mask(attn_mask, "block") & lessons.keep_mask(padding, "block")[:, None, None]
+        keep = (
+            lessons.keep_mask(attn_mask, "block")
+            & lessons.keep_mask(padding, "block")[:, None, None]
+        )
         out_o, weights = ours(x, mask=keep)  # keep [B, 1, 5, 5]
     dead = blocked_rows(keep[:, 0])  # [B, 5]
     close(out_o[~dead], out_t[~dead], *DEFAULT_TOL[torch.float32])
@@ -281,7 +289,9 @@ def test_copy_keeps_the_dtype_of_multihead_attention(dtype, need_weights):
 @pytest.mark.agree
 @pytest.mark.parametrize("padding_dim", [2, None])
 @pytest.mark.parametrize("attn_mask_dim", [2, 3, None])
-def test_copy_without_weights_equals_multihead_attention_with_boolean_masks(attn_mask_dim, padding_dim):
+def test_copy_without_weights_equals_multihead_attention_with_boolean_masks(
+    attn_mask_dim, padding_dim
+):
     """test_transformers.py, TestTransformers.test_multiheadattention_fastpath_attn_mask (mask_dtype bool).
 
     B=2, n=4, width 8, 4 heads, ``need_weights=False``; random boolean masks ``[n, n]`` or
@@ -295,10 +305,14 @@ def test_copy_without_weights_equals_multihead_attention_with_boolean_masks(attn
     padding = coin(B, L, seed=6) if padding_dim else None
     with torch.no_grad():
         theirs.train()  # the original's slow path
-        out_t, _ = theirs(x, x, x, attn_mask=attn_mask, key_padding_mask=padding, need_weights=False)
+        out_t, _ = theirs(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=padding, need_weights=False
+        )
     keep = torch.ones(B, 1, L, L, dtype=torch.bool)
     if attn_mask is not None:
-        keep = keep & lessons.keep_mask(attn_mask.view(-1, H, L, L) if attn_mask_dim == 3 else attn_mask, "block")
+        keep = keep & lessons.keep_mask(
+            attn_mask.view(-1, H, L, L) if attn_mask_dim == 3 else attn_mask, "block"
+        )
     if padding is not None:
         keep = keep & lessons.keep_mask(padding, "block")[:, None, None]
     keep = keep.expand(B, H, L, L)
@@ -381,3 +395,33 @@ class _raises_or_warns:
             return True
         assert any(self.word in str(w.message) for w in self._seen), "neither refused nor warned"
         return False
+
+
+@pytest.mark.agree
+@pytest.mark.parametrize("which", ["self_attn", "multihead_attn"])
+def test_copies_of_a_decoder_layers_attentions_equal_them(which):
+    """test_transformers.py, TestTransformers.test_decoder_padding_and_src_mask_bool.
+
+    ``nn.TransformerDecoderLayer`` (d_model=16, 2 heads, batch-first) holds two attentions:
+    masked self-attention over the target (the boolean causal ``triu(ones, 1)`` and
+    ``tgt_key_padding_mask`` from lengths (3, 2)) and cross-attention from the target to the
+    memory (``memory_key_padding_mask``). lessons has no decoder block, but chapter 9's
+    cross-attention is ``MultiHeadAttention(query, key)``: each copy equals its module on
+    inputs ``[2, 3, 16]`` at the float32 default tolerance.
+    """
+    torch.manual_seed(0)
+    layer = nn.TransformerDecoderLayer(16, 2, 32, dropout=0.0, batch_first=True).eval()
+    theirs = getattr(layer, which)
+    ours = lessons.MultiHeadAttention.from_torch(theirs)
+    target, memory = randn(2, 3, 16, seed=1), randn(2, 3, 16, seed=2)
+    padding = torch.arange(3)[None, :] >= torch.tensor([3, 2])[:, None]  # [2, 3], True = pad
+    keep = lessons.keep_mask(padding, "block")[:, None, None]  # [2, 1, 1, 3]
+    with torch.no_grad():
+        if which == "self_attn":
+            causal = torch.ones(3, 3, dtype=torch.bool).triu(1)
+            expected, _ = theirs(target, target, target, attn_mask=causal, key_padding_mask=padding)
+            out, _ = ours(target, mask=keep & lessons.keep_mask(causal, "block"))
+        else:
+            expected, _ = theirs(target, memory, memory, key_padding_mask=padding)
+            out, _ = ours(target, memory, mask=keep)
+    close(out, expected, *DEFAULT_TOL[torch.float32])

@@ -225,7 +225,6 @@ def test_attention_refuses_a_float_bias_and_says_it_is_a_bias(dtype, mask_dim):
     assert "mask == 0" not in message
 
 
-
 @pytest.mark.refuse
 def test_attention_refuses_an_additive_band_mask_and_names_the_conversion():
     """test_transformers.py, TestSDPA.test_scaled_dot_product_fused_attention_with_inf (the refusal).
@@ -323,7 +322,12 @@ def test_attention_broadcasts_a_batch_of_one_query_like_the_math_backend():
 
 # --- TestAttnBias: causal masks when n_q != n_k ---------------------------------------------
 
-BIAS_SHAPES = [(16, 16, 128, 128, 16), (16, 16, 128, 256, 32), (16, 16, 256, 128, 32), (1, 1, 23, 56, 15)]
+BIAS_SHAPES = [
+    (16, 16, 128, 128, 16),
+    (16, 16, 128, 256, 32),
+    (16, 16, 256, 128, 32),
+    (1, 1, 23, 56, 15),
+]
 VARIANTS = [
     (variant, shape)
     for variant in ("upper_left", "lower_right")
@@ -384,7 +388,6 @@ def test_a_square_causal_mask_for_unequal_lengths_is_refused_pointing_at_window_
     refused(lambda: lessons.attention(q, k, v, lessons.causal_mask(q.shape[-2])), "window_mask")
 
 
-
 # --- The same CPU cases through lessons.tiled_attention (chapter 10) ------------------------
 
 
@@ -414,12 +417,30 @@ def test_tiled_attention_refuses_bfloat16_naming_the_dtype_and_the_conversion():
     """test_transformers.py, TestSDPA.test_scaled_dot_product_fused_attention_vs_math_cpu (bfloat16), tiled.
 
     Tiled attention runs in NumPy, which has no bfloat16: the refusal must say so (name
-    bfloat16) and how to convert, not that the input is not "real numbers".
+    bfloat16 and NumPy), not that the input is not "real numbers".
     """
     x = randn(2, 267, 3 * 3 * 8, seed=26, dtype=torch.bfloat16)
     q, k, v = packed_heads(x, 3, 8)
     message = refused(
-        lambda: lessons.tiled_attention(q, k, v), "bfloat16", ".float()", error=(TypeError, ValueError)
+        lambda: lessons.tiled_attention(q, k, v), "bfloat16", "NumPy", error=(TypeError, ValueError)
     )
     assert "real numbers" not in message
 
+
+@h1("a [B, 1, n, n] mask with 3-D scores broadcasts to [B, B, n, d] without complaint")
+@pytest.mark.refuse
+def test_a_mask_with_more_dimensions_than_the_scores_is_refused_naming_both_shapes():
+    """test_transformers.py, TestTransformers.test_scaled_dot_product_attention (input_dim=3,
+    with the mask of a 4-D case).
+
+    Inputs ``[N, L, E]`` (N=5, L=4, S=3, E=6) and the ``[N, 1, L, S]`` mask a 4-D case with
+    heads would use: SDPA refuses it, and ``diagnose_mask`` says it cannot broadcast, yet
+    ``lessons.attention`` returns ``[N, N, L, E]``. It must refuse, naming the mask's shape.
+    """
+    q = randn(5, 4, 6, seed=1)
+    k, v = randn(5, 3, 6, seed=2), randn(5, 3, 6, seed=3)
+    mask = coin(5, 1, 4, 3, seed=4)
+    with pytest.raises(RuntimeError):
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert lessons.diagnose_mask(mask, "keep", (5, 4, 3))
+    refused(lambda: lessons.attention(q, k, v, mask), "5, 1, 4, 3")
