@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from peer_common import DEFAULT_TOL, close, h1, rand, randn, refused
+from peer_common import DEFAULT_TOL, close, h1, rand, randn, refused, refused_or_equal
 from torch import nn
 
 import lessons
@@ -206,12 +206,20 @@ def test_a_float_causal_mask_is_refused_naming_the_conversion():
 
     The original's mask is ``nn.Transformer.generate_square_subsequent_mask(5)``: 0 on and
     below the diagonal, -inf above, float. The block takes keep-masks: refused, naming the
-    conversion ``mask == 0`` (chapter 6's additive form).
+    conversion ``mask == 0`` (chapter 6's additive form); or, should lessons come to take
+    additive masks, added as PyTorch adds it (then equal to the layer's output).
     """
     layer = random_layer(3, 1, 6, seed=0).eval()
     block = lessons.TransformerBlock.from_torch(layer)
     mask = nn.Transformer.generate_square_subsequent_mask(5)
-    refused(lambda: block(randn(1, 5, 3, seed=1), mask=mask), "mask == 0")
+    x = randn(1, 5, 3, seed=1)
+    with torch.no_grad():
+        refused_or_equal(
+            lambda: block(x, mask=mask),
+            lambda: layer(x, src_mask=mask),
+            DEFAULT_TOL[torch.float32],
+            "mask == 0",
+        )
 
 
 @pytest.mark.agree
@@ -352,3 +360,52 @@ def test_copied_block_with_a_padding_mask_ignores_the_padded_inputs():
         expected = layer(x, src_key_padding_mask=padding)
     close(ours, expected, *DEFAULT_TOL[torch.float32])
     close(ours_changed[:, 2:], ours[:, 2:], *DEFAULT_TOL[torch.float32])
+
+
+@pytest.mark.agree
+@pytest.mark.parametrize("nhead", [3, 4])
+def test_the_copys_attention_gives_what_the_layers_attention_gives(nhead):
+    """test_transformers.py, TestTransformers.test_transformerencoderlayer_no_fastpath_with_hooks.
+
+    d_model=12, d_ff=12, B=2, n=4, eval mode; the original reads the layer's self-attention
+    output with a forward hook. The copy's ``attention`` gives that output (float32 default
+    tolerance), and so does the whole block.
+    """
+    layer = random_layer(12, nhead, 12, seed=nhead).eval()
+    block = lessons.TransformerBlock.from_torch(layer)
+    src = rand(2, 4, 12, seed=1)
+    seen = []
+    handle = layer.self_attn.register_forward_hook(lambda m, i, out: seen.append(out[0].detach()))
+    with torch.inference_mode():
+        expected = layer(src)
+    handle.remove()
+    with torch.no_grad():
+        close(block.attention(src)[0], seen[0], *DEFAULT_TOL[torch.float32])
+        close(block(src), expected, *DEFAULT_TOL[torch.float32])
+
+
+@pytest.mark.agree
+@pytest.mark.parametrize("training", [True, False])
+def test_a_subclass_of_the_layer_is_copied_and_agrees(training):
+    """test_transformers.py, TestTransformers.test_transformerencoderlayer_subclass.
+
+    A subclass of ``nn.TransformerEncoderLayer`` that changes nothing (d_model=8, 4 heads,
+    d_ff=32), an all-False ``src_mask [4, 4]``, B=2, n=4: ``from_torch`` takes it as the
+    layer it is, and the copy agrees at the float32 default tolerance.
+    """
+
+    class MyCustomLayer(nn.TransformerEncoderLayer):
+        pass
+
+    torch.manual_seed(42)
+    layer = MyCustomLayer(8, 4, 32, dropout=0.0, batch_first=True).train(training)
+    block = lessons.TransformerBlock.from_torch(layer)
+    src = rand(2, 4, 8, seed=2)
+    src_mask = torch.zeros(4, 4, dtype=torch.bool)
+    with torch.no_grad():
+        expected = layer(src, src_mask=src_mask)
+        close(
+            block(src, mask=lessons.keep_mask(src_mask, "block")),
+            expected,
+            *DEFAULT_TOL[torch.float32],
+        )

@@ -328,16 +328,29 @@ def test_copy_without_weights_equals_multihead_attention_with_boolean_masks(
 def test_a_float_mask_gets_one_answer_whatever_need_weights(attn_mask_dim):
     """test_transformers.py, TestTransformers.test_multiheadattention_fastpath_attn_mask (mask_dtype float).
 
-    The original's float masks are random numbers, added to the scores. lessons takes
-    keep-masks: whatever ``need_weights``, the same float mask must get the same answer
-    (today: refused with weights, silently added without).
+    The original's float masks are random numbers, added to the scores. Whatever
+    ``need_weights``, lessons must give one answer: refuse the float mask both times (with
+    a message about the mask), or add it both times as PyTorch does (then both outputs
+    equal PyTorch's at the float32 default). Today: refused with weights, added without.
     """
     B, L, D, H = 2, 4, 8, 4
-    ours, _ = ours_and_theirs(D, H, seed=3)
+    ours, theirs = ours_and_theirs(D, H, seed=3)
     x = randn(B, L, D, seed=4)
     bias = randn(*((L, L) if attn_mask_dim == 2 else (B, H, L, L)), seed=5)
-    for need_weights in (True, False):
-        refused(lambda nw=need_weights: ours(x, mask=bias, need_weights=nw), "mask")
+    theirs_mask = bias if attn_mask_dim == 2 else bias.reshape(B * H, L, L)
+    with torch.no_grad():
+        expected = theirs.train()(x, x, x, attn_mask=theirs_mask, need_weights=False)[0]
+        answers = []
+        for need_weights in (True, False):
+            try:
+                answers.append(ours(x, mask=bias, need_weights=need_weights)[0])
+            except ValueError as error:
+                assert "mask" in str(error)
+                answers.append(None)
+    assert (answers[0] is None) == (answers[1] is None), "one mask, two answers"
+    for answer in answers:
+        if answer is not None:
+            close(answer, expected, *DEFAULT_TOL[torch.float32])
 
 
 @pytest.mark.agree

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from peer_common import DEFAULT_TOL, close, coin, h1, rand, randn, refused
+from peer_common import DEFAULT_TOL, close, coin, h1, rand, randn, refused, refused_or_equal
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.attention.bias import causal_lower_right, causal_upper_left
 
@@ -207,22 +207,32 @@ def test_attention_equals_math_sdpa_with_every_broadcast_of_a_boolean_mask(
             close(ours.grad, theirs.grad.to(dtype), atol, rtol)
 
 
+@h1("the float-mask message advises `mask == 0`, which blocks every key of a bias")
 @pytest.mark.refuse
 @pytest.mark.parametrize("mask_dim", [2, 4])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@h1("the float-mask message advises `mask == 0`, which blocks every key of a bias")
-def test_attention_refuses_a_float_bias_and_says_it_is_a_bias(dtype, mask_dim):
+def test_a_float_bias_is_refused_as_a_bias_or_added_as_sdpa_adds_it(dtype, mask_dim):
     """test_transformers.py, TestSDPA.test_scaled_dot_product_fused_attention_mask_vs_math_cpu (bool_mask=0).
 
     The original's float mask is ``randn``: an additive bias, not a 0/-inf mask. lessons
-    takes keep-masks only, so it must refuse, and its advice must fit a bias: turning it
-    into a keep-mask with ``mask == 0`` would block every key (issue 42).
+    takes keep-masks, so it may refuse it, but then its advice must fit a bias (turning it
+    into a keep-mask with ``mask == 0`` would block every key, issue 42); or it may add the
+    bias as SDPA does, and then agree within the original's tolerance.
     """
-    q = randn(2, 3, 267, 8, seed=7, dtype=dtype)
-    k = randn(2, 3, 514, 8, seed=8, dtype=dtype)
-    bias = randn(*((267, 514) if mask_dim == 2 else (2, 3, 267, 514)), seed=11, dtype=dtype)
-    message = refused(lambda: lessons.attention(q, k, k, bias), "bias")
-    assert "mask == 0" not in message
+    q = randn(2, 3, N_Q, 8, seed=7, dtype=dtype)
+    k = randn(2, 3, N_K, 8, seed=8, dtype=dtype)
+    shape = (N_Q, N_K) if mask_dim == 2 else (2, 3, N_Q, N_K)
+    bias = randn(*shape, seed=11, dtype=dtype)
+    wide = torch.float32 if dtype in (torch.bfloat16, torch.float16) else dtype
+
+    def reference():
+        return sdpa_math(q.to(wide), k.to(wide), k.to(wide), attn_mask=bias.to(wide)).to(dtype)
+
+    try:
+        lessons.attention(q, k, k, bias)
+    except ValueError as error:
+        assert "mask == 0" not in str(error), str(error)
+    refused_or_equal(lambda: lessons.attention(q, k, k, bias), reference, FUSED_TOL[dtype], "bias")
 
 
 @pytest.mark.refuse
