@@ -1,4 +1,12 @@
-"""Shared test set-up: hypothesis settings, and the one browser every browser test drives.
+"""Shared test set-up: the tiers' markers, hypothesis settings, and the one browser.
+
+Tiers (CONTRIBUTING.md, "Tests, in two tiers"): `make check` runs the tests without the
+markers `kernel`, `browser`, `built_book` and `slow` (pyproject.toml registers them). A test
+that asks for the `browser` fixture is marked `browser` here, and nbval's notebook cells
+`kernel`, and one that reads `repo_paths.HTML` (itself, through a fixture or a helper of its
+module) `built_book`. Every other mark is written in the test file, and checked while the tests run:
+a test that starts a Jupyter kernel, chromium, a notebook run, the book's build, a venv, pip
+or another pytest without its marker fails, naming the marker it needs (`guard_tiers`).
 
 The browser is Debian's chromium, driven through selenium and chromedriver (nothing is
 downloaded), started once per test session with the flags of `kit/chromium.py`: headless, and every host
@@ -10,6 +18,8 @@ reason printed (pytest's `-rs`, in pyproject.toml's addopts); with REQUIRE_BROWS
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -19,7 +29,7 @@ settings.register_profile("course", derandomize=True, deadline=None, max_example
 settings.load_profile("course")
 
 # The browser's discovery and flags are `kit/chromium.py`'s, shared with `make pdf`.
-from repo_paths import ROOT  # noqa: E402
+from repo_paths import HTML, ROOT  # noqa: E402
 
 from kit import chromium  # noqa: E402
 
@@ -74,3 +84,119 @@ def axe_script() -> str:
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
     return path.read_text(encoding="utf-8")
+
+
+# --- the tiers ---------------------------------------------------------------------------
+
+#: The markers that keep a test out of `make check` (the Makefile's FAST_TESTS says the same).
+TIERS = ("kernel", "browser", "built_book", "slow")
+#: Fixtures whose use puts a test in a tier.
+FIXTURE_TIERS = {"browser": "browser", "browser_session": "browser"}
+#: The kit's verbs that run notebooks in kernels.
+KERNEL_VERBS = {"execute", "grade", "bench-grade", "compat"}
+
+
+def tier_of_command(argv) -> str | None:
+    """The tier a test needs to run ``argv`` in a subprocess, or None for the fast tier."""
+    words = [str(a) for a in (argv if isinstance(argv, (list, tuple)) else str(argv).split())]
+    names = [Path(w).name for w in words]
+    if {"chromium", "chromedriver", "chromium-browser", "google-chrome"} & set(names[:1]):
+        return "browser"
+    if "ipykernel_launcher" in names or "ipykernel" in names or "--nbval" in words:
+        return "kernel"
+    if "kit" in words and KERNEL_VERBS & set(words[words.index("kit") + 1 :][:1]):
+        return "kernel"
+    if "jupyter-book" in names or (
+        "jupyter" in names and "nbconvert" in words and "--execute" in words
+    ):
+        return "built_book" if "jupyter-book" in names else "kernel"
+    if ("-m" in words and {"venv", "pytest", "pip"} & set(words)) or names[:1] == ["pip"]:
+        return "slow"
+    return None
+
+
+#: A global name whose use puts a test in a tier: `repo_paths.HTML` is the built book.
+NAME_TIERS = {"HTML": "built_book"}
+
+
+def names_used(function, module_globals: dict, seen: set | None = None) -> set[str]:
+    """The global and attribute names ``function`` reads, and those of the module's
+    functions it calls, followed through nested functions and lambdas."""
+    seen = set() if seen is None else seen
+    code = getattr(function, "__code__", None)
+    if code is None or code in seen:
+        return set()
+    seen.add(code)
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack += [c for c in current.co_consts if hasattr(c, "co_names")]
+    for name in list(names):
+        helper = module_globals.get(name)
+        if callable(helper) and getattr(helper, "__module__", None) == module_globals["__name__"]:
+            names |= names_used(helper, module_globals, seen)
+    return names
+
+
+def _tiers_by_use(item) -> set[str]:
+    """The tiers of what a test's function and fixtures read (`NAME_TIERS`)."""
+    functions = [getattr(item, "obj", None)]
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in info.name2fixturedefs.values() if info else ():
+        functions += [d.func for d in defs]
+    tiers: set[str] = set()
+    for function in functions:
+        module = getattr(function, "__globals__", None)
+        if module is None or "__name__" not in module:
+            continue
+        used = names_used(function, module)
+        tiers |= {tier for name, tier in NAME_TIERS.items() if name in used}
+        # a module's own path into the built book (`BUILT = HTML / "book"`) counts as HTML
+        paths = [module.get(name) for name in used]
+        if any(isinstance(v, Path) and v.is_relative_to(HTML) for v in paths):
+            tiers.add("built_book")
+    return tiers
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tiers = {t for f, t in FIXTURE_TIERS.items() if f in getattr(item, "fixturenames", ())}
+        if type(item).__module__.startswith("nbval"):
+            tiers.add("kernel")
+        tiers |= _tiers_by_use(item)
+        for tier in sorted(tiers):
+            item.add_marker(tier)
+
+
+_running: list[pytest.Item] = []
+_popen_init = subprocess.Popen.__init__
+
+
+def _guarded_popen_init(self, args, *rest, **kwargs):
+    tier = tier_of_command(args)
+    if _running and tier is not None and _running[-1].get_closest_marker(tier) is None:
+        raise TierError(
+            f"{_running[-1].nodeid} runs {str(args)[:120]!r}, which only a test marked "
+            f"`{tier}` may (CONTRIBUTING.md, 'Tests, in two tiers'): add "
+            f"@pytest.mark.{tier} to it, or `pytestmark = pytest.mark.{tier}` to its file"
+        )
+    _popen_init(self, args, *rest, **kwargs)
+
+
+class TierError(RuntimeError):
+    """An unmarked test started what only a slower tier may start."""
+
+
+subprocess.Popen.__init__ = _guarded_popen_init
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """While ``item`` runs (its fixtures included), its subprocesses are held to its tier."""
+    _running.append(item)
+    try:
+        yield
+    finally:
+        _running.pop()
