@@ -29,7 +29,9 @@ settings.register_profile("course", derandomize=True, deadline=None, max_example
 settings.load_profile("course")
 
 # The browser's discovery and flags are `kit/chromium.py`'s, shared with `make pdf`.
+import tiers  # noqa: E402
 from repo_paths import HTML, ROOT  # noqa: E402
+from tiers import FIXTURE_TIERS, NAME_TIERS, TierError, names_used, tier_of_command  # noqa: E402
 
 from kit import chromium  # noqa: E402
 
@@ -88,57 +90,6 @@ def axe_script() -> str:
 
 # --- the tiers ---------------------------------------------------------------------------
 
-#: The markers that keep a test out of `make check` (the Makefile's FAST_TESTS says the same).
-TIERS = ("kernel", "browser", "built_book", "slow")
-#: Fixtures whose use puts a test in a tier.
-FIXTURE_TIERS = {"browser": "browser", "browser_session": "browser"}
-#: The kit's verbs that run notebooks in kernels.
-KERNEL_VERBS = {"execute", "grade", "bench-grade", "compat"}
-
-
-def tier_of_command(argv) -> str | None:
-    """The tier a test needs to run ``argv`` in a subprocess, or None for the fast tier."""
-    words = [str(a) for a in (argv if isinstance(argv, (list, tuple)) else str(argv).split())]
-    names = [Path(w).name for w in words]
-    if {"chromium", "chromedriver", "chromium-browser", "google-chrome"} & set(names[:1]):
-        return "browser"
-    if "ipykernel_launcher" in names or "ipykernel" in names or "--nbval" in words:
-        return "kernel"
-    if "kit" in words and KERNEL_VERBS & set(words[words.index("kit") + 1 :][:1]):
-        return "kernel"
-    if "jupyter-book" in names or (
-        "jupyter" in names and "nbconvert" in words and "--execute" in words
-    ):
-        return "built_book" if "jupyter-book" in names else "kernel"
-    if ("-m" in words and {"venv", "pytest", "pip"} & set(words)) or names[:1] == ["pip"]:
-        return "slow"
-    return None
-
-
-#: A global name whose use puts a test in a tier: `repo_paths.HTML` is the built book.
-NAME_TIERS = {"HTML": "built_book"}
-
-
-def names_used(function, module_globals: dict, seen: set | None = None) -> set[str]:
-    """The global and attribute names ``function`` reads, and those of the module's
-    functions it calls, followed through nested functions and lambdas."""
-    seen = set() if seen is None else seen
-    code = getattr(function, "__code__", None)
-    if code is None or code in seen:
-        return set()
-    seen.add(code)
-    names: set[str] = set()
-    stack = [code]
-    while stack:
-        current = stack.pop()
-        names.update(current.co_names)
-        stack += [c for c in current.co_consts if hasattr(c, "co_names")]
-    for name in list(names):
-        helper = module_globals.get(name)
-        if callable(helper) and getattr(helper, "__module__", None) == module_globals["__name__"]:
-            names |= names_used(helper, module_globals, seen)
-    return names
-
 
 def _tiers_by_use(item) -> set[str]:
     """The tiers of what a test's function and fixtures read (`NAME_TIERS`)."""
@@ -170,23 +121,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(tier)
 
 
-_running: list[pytest.Item] = []
 _popen_init = subprocess.Popen.__init__
 
 
 def _guarded_popen_init(self, args, *rest, **kwargs):
     tier = tier_of_command(args)
-    if _running and tier is not None and _running[-1].get_closest_marker(tier) is None:
+    if tiers.RUNNING and tier is not None and tiers.RUNNING[-1].get_closest_marker(tier) is None:
         raise TierError(
-            f"{_running[-1].nodeid} runs {str(args)[:120]!r}, which only a test marked "
+            f"{tiers.RUNNING[-1].nodeid} runs {str(args)[:120]!r}, which only a test marked "
             f"`{tier}` may (CONTRIBUTING.md, 'Tests, in two tiers'): add "
             f"@pytest.mark.{tier} to it, or `pytestmark = pytest.mark.{tier}` to its file"
         )
     _popen_init(self, args, *rest, **kwargs)
-
-
-class TierError(RuntimeError):
-    """An unmarked test started what only a slower tier may start."""
 
 
 subprocess.Popen.__init__ = _guarded_popen_init
@@ -195,8 +141,8 @@ subprocess.Popen.__init__ = _guarded_popen_init
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """While ``item`` runs (its fixtures included), its subprocesses are held to its tier."""
-    _running.append(item)
+    tiers.RUNNING.append(item)
     try:
         yield
     finally:
-        _running.pop()
+        tiers.RUNNING.pop()

@@ -296,6 +296,7 @@ def produced(tmp_path_factory):
     return {tuple(pair) for pair in json.loads(Path(seen).read_text())}
 
 
+@pytest.mark.slow  # runs every check test again, watched
 def test_every_catalogued_mistake_is_produced_by_a_check_test(produced):
     described = {(check, name) for _, check, name, _ in ENTRIES}
     assert not (produced - described), "named but not catalogued"

@@ -2,7 +2,7 @@
 
 `make check` is `make test` less the tests marked with a tier (CONTRIBUTING.md, "Tests, in two
 tiers"). These tests hold the three places that say so to one list (`tests/conftest.py`'s
-`TIERS`, pyproject.toml's markers, the Makefile's `FAST_TESTS`), hold every test file to a
+`TIERS`, from `tests/tiers.py`; pyproject.toml's markers, the Makefile's `FAST_TESTS`), hold every test file to a
 place pytest collects, and show that the guard in `tests/conftest.py` fails an unmarked
 test that would start a kernel, chromium, a book build or a venv, before anything starts.
 """
@@ -14,8 +14,8 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-import conftest
 import pytest
+import tiers
 import tomllib
 from repo_paths import ROOT
 
@@ -26,11 +26,11 @@ SKIPPED = {".git", ".venv", "node_modules", "_build", ".hypothesis", "__pycache_
 
 def test_the_tiers_are_one_list_in_conftest_pyproject_and_the_makefile():
     registered = [line.split(":")[0] for line in OPTIONS["markers"]]
-    assert registered == list(conftest.TIERS)
+    assert registered == list(tiers.TIERS)
     assert "--strict-markers" in OPTIONS["addopts"], "an unregistered marker would be no tier"
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     fast = re.search(r"^FAST_TESTS := (.+)$", makefile, re.M).group(1)
-    assert fast == f"not ({' or '.join(conftest.TIERS)})"
+    assert fast == f"not ({' or '.join(tiers.TIERS)})"
     assert re.search(r'^check: .*\n\t.* -m "\$\(FAST_TESTS\)"', makefile, re.M)
     assert re.search(r"^test: .*\n\t.*pytest .*--nbval.*\\\n.*--durations=25", makefile, re.M)
 
@@ -68,39 +68,52 @@ def test_every_test_file_is_where_pytest_collects_it():
         (["/usr/bin/chromedriver", "--port=4444"], "browser"),
         ([".venv/bin/jupyter-book", "build", "."], "built_book"),
         ([sys.executable, "-m", "venv", "/tmp/v"], "slow"),
-        ([sys.executable, "-m", "pytest", "-q", "tests/checks"], "slow"),
+        (["pip", "install", "lessons"], "slow"),
+        (["bash", "kit/grade_sandbox.sh", "class/"], "kernel"),
+        ([".venv/bin/jupyter", "lab", "--no-browser"], "kernel"),
+        (["make", "lab"], "kernel"),
+        (["make", "book"], "built_book"),
+        ([sys.executable, "-m", "pytest", "-q", "tests/checks"], None),
         ([sys.executable, "-m", "kit", "notebooks"], None),
         (["make", "-n", "-B", "grade"], None),
         (["git", "ls-files"], None),
     ],
 )
 def test_each_command_is_given_the_tier_it_needs(argv, tier):
-    assert conftest.tier_of_command(argv) == tier
+    assert tiers.tier_of_command(argv) == tier
 
 
 def test_an_unmarked_test_that_starts_a_kernel_fails_before_it_starts():
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "/nonexistent/kernel.json"]
-    with pytest.raises(conftest.TierError, match=r"marked `kernel`.*@pytest.mark.kernel"):
+    with pytest.raises(tiers.TierError, match=r"marked `kernel`.*@pytest.mark.kernel"):
         subprocess.Popen(argv)
 
 
 def test_a_marked_test_may_start_what_its_tier_allows(monkeypatch):
     marked = SimpleNamespace(nodeid="t", get_closest_marker=lambda name: name == "slow" or None)
-    monkeypatch.setattr(conftest, "_running", [marked])
-    done = subprocess.run([sys.executable, "-m", "pytest", "--version"], capture_output=True)
+    monkeypatch.setattr(tiers, "RUNNING", [marked])
+    done = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True)
     assert done.returncode == 0
-    with pytest.raises(conftest.TierError, match="`browser`"):
+    with pytest.raises(tiers.TierError, match="`browser`"):
         subprocess.Popen(["chromedriver", "--port=1"])
 
 
-def test_a_test_reading_the_built_book_through_a_helper_is_marked_built_book(request):
-    marks = {m.name for m in request.node.iter_markers()}
-    assert "built_book" not in marks  # this one reads nothing built
+PLANTED = """
+from repo_paths import HTML
+def pages():
+    return sorted((HTML / "book").glob("*.html"))
+def test_reads_the_book_through_a_helper():
+    assert [p for p in pages() if p.suffix == ".html"]
+def test_reads_nothing_built():
+    assert (lambda: 1)() == 1
+"""
 
-    def helper():
-        return conftest.HTML / "index.html"
 
-    assert "HTML" in conftest.names_used(helper, {"__name__": __name__})
+def test_a_test_reading_the_built_book_through_a_helper_is_found_and_no_other():
+    namespace = {"__name__": "planted"}
+    exec(PLANTED, namespace)
+    assert "HTML" in tiers.names_used(namespace["test_reads_the_book_through_a_helper"], namespace)
+    assert "HTML" not in tiers.names_used(namespace["test_reads_nothing_built"], namespace)
 
 
 def test_every_phony_target_has_a_rule_and_make_help_and_the_readme_name_the_fast_loop():
@@ -115,5 +128,5 @@ def test_every_phony_target_has_a_rule_and_make_help_and_the_readme_name_the_fas
     assert "`make check`" in readme.split("## For teachers")[0]
     contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     assert "## Tests, in two tiers" in contributing and all(
-        f"`{t}`" in contributing for t in conftest.TIERS
+        f"`{t}`" in contributing for t in tiers.TIERS
     )
