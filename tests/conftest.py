@@ -91,24 +91,33 @@ def axe_script() -> str:
 # --- the tiers ---------------------------------------------------------------------------
 
 
+_FUNCTION_TIERS: dict = {}
+
+
+def _tiers_of_function(function) -> frozenset[str]:
+    """The tiers of what ``function`` reads (`NAME_TIERS`), worked out once per function."""
+    if function not in _FUNCTION_TIERS:
+        module = getattr(function, "__globals__", None)
+        found: set[str] = set()
+        if module is not None and "__name__" in module:
+            used = names_used(function, module)
+            found = {tier for name, tier in NAME_TIERS.items() if name in used}
+            # a module's own path into the built book (`BUILT = HTML / "book"`) counts as HTML
+            if any(
+                isinstance(module.get(n), Path) and module[n].is_relative_to(HTML) for n in used
+            ):
+                found.add("built_book")
+        _FUNCTION_TIERS[function] = frozenset(found)
+    return _FUNCTION_TIERS[function]
+
+
 def _tiers_by_use(item) -> set[str]:
-    """The tiers of what a test's function and fixtures read (`NAME_TIERS`)."""
+    """The tiers of what a test's function and fixtures read."""
     functions = [getattr(item, "obj", None)]
     info = getattr(item, "_fixtureinfo", None)
     for defs in info.name2fixturedefs.values() if info else ():
         functions += [d.func for d in defs]
-    tiers: set[str] = set()
-    for function in functions:
-        module = getattr(function, "__globals__", None)
-        if module is None or "__name__" not in module:
-            continue
-        used = names_used(function, module)
-        tiers |= {tier for name, tier in NAME_TIERS.items() if name in used}
-        # a module's own path into the built book (`BUILT = HTML / "book"`) counts as HTML
-        paths = [module.get(name) for name in used]
-        if any(isinstance(v, Path) and v.is_relative_to(HTML) for v in paths):
-            tiers.add("built_book")
-    return tiers
+    return set().union(*(_tiers_of_function(f) for f in functions if f is not None))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -127,11 +136,16 @@ _popen_init = subprocess.Popen.__init__
 def _guarded_popen_init(self, args, *rest, **kwargs):
     tier = tier_of_command(args)
     if tiers.RUNNING and tier is not None and tiers.RUNNING[-1].get_closest_marker(tier) is None:
-        raise TierError(
-            f"{tiers.RUNNING[-1].nodeid} runs {str(args)[:120]!r}, which only a test marked "
+        item = tiers.RUNNING[-1]
+        message = (
+            f"{item.nodeid} runs {str(args)[:120]!r}, which only a test marked "
             f"`{tier}` may (CONTRIBUTING.md, 'Tests, in two tiers'): add "
             f"@pytest.mark.{tier} to it, or `pytestmark = pytest.mark.{tier}` to its file"
         )
+        item.stash.setdefault(tiers.UNMARKED, []).append(
+            message
+        )  # failed even if the error is caught
+        raise TierError(message)
     _popen_init(self, args, *rest, **kwargs)
 
 
@@ -146,3 +160,14 @@ def pytest_runtest_protocol(item, nextitem):
         yield
     finally:
         tiers.RUNNING.pop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that started what its tier forbids fails, even where its code caught the error."""
+    outcome = yield
+    report = outcome.get_result()
+    unmarked = item.stash.get(tiers.UNMARKED, [])
+    if unmarked and report.passed and call.when != "teardown":
+        report.outcome = "failed"
+        report.longrepr = "\n".join(unmarked)

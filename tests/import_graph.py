@@ -10,9 +10,16 @@ Used by `tests/test_lessons_structure.py` and `tests/test_repository_structure.p
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 SKIPPED = {"__pycache__", ".ipynb_checkpoints"}
+
+
+@cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of ``path``, read once per test session."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def module_name(path: Path, base: Path) -> str:
@@ -31,7 +38,7 @@ def imported_modules(path: Path, base: Path, known: set[str]) -> set[str]:
     name = module_name(path, base)
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

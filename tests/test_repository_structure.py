@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from import_graph import cycles, import_graph, python_files
+from import_graph import cycles, import_graph, parsed, python_files
 from repo_paths import ROOT
 
 #: Each folder Python imports from, and the folder on `sys.path` its modules are named from.
@@ -42,7 +42,7 @@ UNMAPPED = {".git", ".ruff_cache", ".venv"}
 def sys_path_edits(path: Path, root: Path = ROOT) -> list[str]:
     """`sys.path.insert(...)`, `.append`, `.extend`, or an assignment to `sys.path`, in ``path``."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         target = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in {"insert", "append", "extend"}:

@@ -83,14 +83,19 @@ def test_each_command_is_given_the_tier_it_needs(argv, tier):
     assert tiers.tier_of_command(argv) == tier
 
 
-def test_an_unmarked_test_that_starts_a_kernel_fails_before_it_starts():
+def test_an_unmarked_test_that_starts_a_kernel_fails_before_it_starts(request):
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "/nonexistent/kernel.json"]
     with pytest.raises(tiers.TierError, match=r"marked `kernel`.*@pytest.mark.kernel"):
         subprocess.Popen(argv)
+    # and it fails even where its code catches the error; this test forgives itself
+    assert len(request.node.stash[tiers.UNMARKED]) == 1
+    del request.node.stash[tiers.UNMARKED]
 
 
 def test_a_marked_test_may_start_what_its_tier_allows(monkeypatch):
-    marked = SimpleNamespace(nodeid="t", get_closest_marker=lambda name: name == "slow" or None)
+    marked = SimpleNamespace(
+        nodeid="t", stash=pytest.Stash(), get_closest_marker=lambda name: name == "slow" or None
+    )
     monkeypatch.setattr(tiers, "RUNNING", [marked])
     done = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True)
     assert done.returncode == 0

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 #: The tests running now, innermost last (`tests/conftest.py` keeps it).
 RUNNING: list = []
+#: What an unmarked test started that its tier does not allow (kept on the test's item).
+UNMARKED = pytest.StashKey[list]()
 #: The markers that keep a test out of `make check` (the Makefile's FAST_TESTS says the same).
 TIERS = ("kernel", "browser", "built_book", "slow")
 #: Fixtures whose use puts a test in a tier.
