@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from repo_paths import ROOT
 
-from kit import assignments
+from kit import assignments, instructor_guide, slides
 from kit import reader_notebooks as rn
 
 FIXTURE = ROOT / "tests" / "fixtures" / "book"
@@ -145,3 +145,24 @@ def test_a_solution_cell_without_its_tags_stops_the_assignments_naming_the_tag(t
     solution.metadata["tags"] = ["hide-input"]
     with pytest.raises(ValueError, match="lacks the tag.*hide-cell"):
         assignments.find_exercises(nb, CHAPTERS[0])
+
+
+def test_a_deck_holds_the_tagged_cells_title_first_and_never_a_solution(book):
+    deck = slides.build_deck(FIXTURE / "book" / CHAPTERS[0], book, FIXTURE)
+    assert (deck.number, deck.title, len(deck.slides)) == (1, "Weights", 2)
+    title, code = ("".join(s.parts) for s in deck.slides)
+    assert "<h1>Weights</h1>" in title and "Learning objectives" in title
+    assert "weights = lessons.softmax(scores)" in code and "[0.67 0.24 0.09]" in code
+    assert "answer = 4 * 4" not in title + code
+
+
+def test_the_guide_describes_each_chapter_from_its_notebook():
+    text = instructor_guide.generate(FIXTURE)
+    for number, title, objective in [
+        (1, "Weights", "turn a row of scores into weights with a softmax"),
+        (2, "Pairs", "count the scores of n queries and n keys"),
+    ]:
+        assert f"## Chapter {number}: {title}" in text
+        assert f"- {objective}" in text
+    assert "*Exercise 1.1: count the scores*: homework that grades itself" in text
+    assert "checked by `check_pair_count`" in text
