@@ -22,7 +22,7 @@ TORCH_PIN := $(shell grep -m1 -o '^torch==[0-9][0-9a-z.]*' $(REQUIREMENTS))
 LAB_DIR ?= _build/notebooks
 LAB_ARGS ?=
 
-.PHONY: help bench-pages book test nbval colab-check execute lint serve lab notebooks assignments grade clean pdf compat repository weights
+.PHONY: help bench-pages book check test nbval colab-check execute lint serve lab notebooks assignments grade clean pdf compat repository weights
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -66,12 +66,21 @@ bench-pages: book  ## first paint, widget-ready time, bytes and keystroke cost o
 # about 5 s faster there). A reader running one chapter keeps every core.
 NOTEBOOK_THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-# The browser tests drive the built book, so the tests build it first.
-test: $(STAMP) book  ## run every test: lessons, notebook guards, lint, nbval, and the browser
+lint: $(STAMP)  ## ruff: the lint rules and the formatting, over the code and the notebooks
 	$(BIN)/ruff check lessons tests kit _ext book
 	$(BIN)/ruff format --check lessons tests kit _ext book
+
+# The fast loop: the tests of the first tier (CONTRIBUTING.md, "Tests, in two tiers"), chosen by
+# marker: none starts a kernel or a browser or reads the built book (tests/conftest.py fails one
+# that does unmarked). Under two minutes on 2 cores; the 10 slowest are printed.
+FAST_TESTS := not (kernel or browser or built_book or slow)
+check: lint  ## the fast loop, under 2 minutes: lint, lessons, the checks, the guards, the kit on a fixture book
+	$(NOTEBOOK_THREADS) $(BIN)/python -m pytest -n 2 -m "$(FAST_TESTS)" --durations=10 $(PYTEST_ARGS)
+
+# The browser tests drive the built book, so the tests build it first. The 25 slowest are printed.
+test: $(STAMP) lint book  ## run every test: lessons, notebook guards, lint, nbval, and the browser
 	$(NOTEBOOK_THREADS) $(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg $(PYTEST_ARGS)
+		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=25 $(PYTEST_ARGS)
 
 # The notebooks alone, as a second machine checks them (CI's ARM job): no book, no browser.
 nbval: $(STAMP)  ## run every notebook and compare it with its stored outputs (a part of `make test`)
@@ -138,7 +147,7 @@ pdf: $(STAMP) $(MATHJAX)/startup.js  ## the whole book as one PDF in _build/pdf 
 	CHECK_PDF=1 $(BIN)/python -m pytest -q tests/test_pdf.py
 
 # For a class: one reveal.js deck per chapter, from the cells each chapter tags for slides
-# (CONTRIBUTING.md, "Slides"). reveal.js and MathJax are copied beside the decks: they open
+# (docs/slides.md). reveal.js and MathJax are copied beside the decks: they open
 # from disk or any web server, with nothing fetched from the network.
 .PHONY: slides
 slides: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## write one offline reveal.js deck per chapter into _build/slides

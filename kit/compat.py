@@ -46,9 +46,14 @@ def lower_bounds(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
 
 
 def lessons_tests(tests: Path = ROOT / "tests") -> list[Path]:
-    """The test modules of `lessons` that need nothing but its dependencies and pytest."""
+    """The test modules of `lessons` that need nothing but its dependencies and pytest.
+
+    Sub-folders count (`tests/checks/`: the self-checks' tests), but not `tests/fixtures/`.
+    """
     found = []
-    for path in sorted(tests.glob("test_*.py")):
+    for path in sorted(tests.rglob("test_*.py")):
+        if "fixtures" in path.relative_to(tests).parts:
+            continue
         source = path.read_text(encoding="utf-8")
         if USES_LESSONS.search(source) and not NEEDS_TOOLCHAIN.search(source):
             found.append(path)

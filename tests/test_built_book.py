@@ -23,6 +23,8 @@ import lessons
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 CHAPTERS = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.ipynb"))
 
+pytestmark = pytest.mark.built_book  # every test here reads the built book
+
 if not (HTML / "index.html").exists():
     pytest.skip("the book is not built: run `make book` (make test does)", allow_module_level=True)
 

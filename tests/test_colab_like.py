@@ -33,9 +33,14 @@ from kit import reader_notebooks
 COLAB_PACKAGES = ("numpy", "torch", "matplotlib", "seaborn", "ipykernel", "transformers")
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("COLAB_LIKE") != "1", reason="slow: run with `make colab-check` (COLAB_LIKE=1)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("COLAB_LIKE") != "1",
+        reason="slow: run with `make colab-check` (COLAB_LIKE=1)",
+    ),
+    pytest.mark.slow,  # a fresh venv with Colab's packages
+    pytest.mark.kernel,  # every notebook run in it
+]
 
 
 def _pins() -> list[str]:

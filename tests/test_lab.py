@@ -24,6 +24,8 @@ import pytest
 import websocket
 from repo_paths import ROOT
 
+pytestmark = pytest.mark.kernel  # JupyterLab serves the chapters and starts a kernel
+
 CHAPTER = "book/01_why_attention.ipynb"
 READER_CHAPTER = "_build/notebooks/01_why_attention.ipynb"  # `make lab` writes it first
 TOKEN = uuid.uuid4().hex
@@ -80,7 +82,7 @@ def lab(tmp_path_factory):
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"))
     env["JUPYTER_RUNTIME_DIR"] = str(home / "runtime")
     # `make lab` writes the reader notebooks first (its `notebooks` prerequisite).
-    subprocess.run([sys.executable, "kit/reader_notebooks.py"], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "-m", "kit", "notebooks"], cwd=ROOT, check=True)
     log = (home / "lab.log").open("wb")
     server = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

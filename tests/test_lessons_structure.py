@@ -10,54 +10,15 @@ The map `lessons/README.md` names every root module, so a reader finds each one.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+from import_graph import cycles, package_graph
 from repo_paths import ROOT
 
 PACKAGE = ROOT / "lessons"
 MACHINERY = "lessons.book"
 FRONT_DOOR = "lessons"  # lessons/__init__.py re-exports the names the chapters call
-
-
-def module_name(path: Path, package: Path) -> str:
-    """`lessons/book/widgets/lab.py` -> `lessons.book.widgets.lab`; `__init__.py` names its folder."""
-    parts = [package.name, *path.relative_to(package).with_suffix("").parts]
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported_modules(path: Path, package: Path, known: set[str]) -> set[str]:
-    """Every module of the package that ``path`` imports, in any statement anywhere in it.
-
-    ``from X import name`` counts as importing ``X.name`` when that is a module, else ``X``.
-    Parent packages run on import too, but an edge to each of them would make every module
-    depend on the front door; only the modules named in the statements count.
-    """
-    name = module_name(path, package)
-    is_package = path.name == "__init__.py"
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = name.split(".")
-                base = base if is_package else base[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
-            for alias in node.names:
-                child = f"{source}.{alias.name}"
-                found.add(child if child in known else source)
-    return {m for m in found if m in known and m != name}
-
-
-def import_graph(package: Path) -> dict[str, set[str]]:
-    paths = [p for p in package.rglob("*.py") if "__pycache__" not in p.parts]
-    known = {module_name(p, package) for p in paths}
-    return {module_name(p, package): imported_modules(p, package, known) for p in paths}
 
 
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
@@ -70,29 +31,6 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
         for t in targets
         if t.startswith(machinery)
     )
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every import loop, each once, as the modules along it (depth-first search)."""
-    found: list[list[str]] = []
-    seen: set[frozenset[str]] = set()
-
-    def walk(node: str, trail: list[str]) -> None:
-        for nxt in sorted(graph.get(node, ())):
-            if nxt in trail:
-                loop = trail[trail.index(nxt) :]
-                if frozenset(loop) not in seen:
-                    seen.add(frozenset(loop))
-                    found.append([*loop, nxt])
-            elif nxt not in done:
-                walk(nxt, [*trail, nxt])
-        done.add(node)
-
-    done: set[str] = set()
-    for start in sorted(graph):
-        if start not in done:
-            walk(start, [start])
-    return found
 
 
 def write_package(root: Path, files: dict[str, str]) -> Path:
@@ -109,7 +47,7 @@ def write_package(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_no_taught_module_imports_the_page_machinery():
-    offenders = upward_imports(import_graph(PACKAGE))
+    offenders = upward_imports(package_graph(PACKAGE))
     assert not offenders, (
         "the root of lessons teaches; lessons.book serves it. Move what these need into the "
         f"taught module, or the code into lessons.book: {offenders}"
@@ -117,7 +55,7 @@ def test_no_taught_module_imports_the_page_machinery():
 
 
 def test_lessons_has_no_import_loop_anywhere():
-    loops = cycles(import_graph(PACKAGE))
+    loops = cycles(package_graph(PACKAGE))
     assert not loops, "import loops (TYPE_CHECKING and function-level imports count): " + "; ".join(
         " -> ".join(loop) for loop in loops
     )
@@ -163,7 +101,7 @@ def test_an_upward_import_is_caught_wherever_it_hides(tmp_path):
             "book/figures.py": "",
         },
     )
-    assert upward_imports(import_graph(package)) == [
+    assert upward_imports(package_graph(package)) == [
         "lessons.attention -> lessons.book.chapter",
         "lessons.masks -> lessons.book.figures",
     ]
@@ -183,7 +121,7 @@ def test_a_loop_under_type_checking_is_caught(tmp_path):
             ),
         },
     )
-    loops = cycles(import_graph(package))
+    loops = cycles(package_graph(package))
     assert loops == [
         ["lessons.book.explorer", "lessons.book.explorer_page", "lessons.book.explorer"]
     ]
@@ -203,4 +141,4 @@ def test_every_spelling_of_an_import_is_resolved(tmp_path, statement, expected):
     package = write_package(
         tmp_path, {"__init__.py": "", "masks.py": "", "attention.py": statement + "\n"}
     )
-    assert import_graph(package)["lessons.attention"] == expected
+    assert package_graph(package)["lessons.attention"] == expected

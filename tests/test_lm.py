@@ -92,6 +92,7 @@ def test_training_loss_falls_between_the_first_and_the_last_checkpoint():
     assert last["heldout_loss"] < first["heldout_loss"] - 1.5
 
 
+@pytest.mark.slow  # trains the model for its first steps
 def test_the_first_training_steps_reproduce_the_manifest():
     corpus = lm.stdlib_corpus()
     if corpus.sha256 != MANIFEST["corpus"]["sha256"]:

@@ -50,7 +50,8 @@ def _normalise(line: str) -> list[str]:
     tokens[0] = tokens[0].replace(".venv/Scripts/", ".venv/bin/")
     if tokens[0] == "python3":
         tokens[0] = "python"
-    return [t for t in tokens if t not in ("--disable-pip-version-check", "--allow-root")]
+    dropped = ("--disable-pip-version-check", "--allow-root", "--durations=25")
+    return [t for t in tokens if t not in dropped]
 
 
 def _readme_block(language: str) -> list[str]:

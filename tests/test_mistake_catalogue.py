@@ -277,7 +277,7 @@ def produced(tmp_path_factory):
     folder = tmp_path_factory.mktemp("recorder")
     (folder / "record_mistakes.py").write_text(RECORDER)
     seen = folder / "seen.json"
-    tests = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_checks*.py"))
+    tests = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "checks").glob("test_*.py"))
     env = {
         **os.environ,
         "MISTAKES_SEEN": str(seen),
@@ -295,8 +295,11 @@ def produced(tmp_path_factory):
     return {tuple(pair) for pair in json.loads(Path(seen).read_text())}
 
 
+@pytest.mark.slow  # runs every check test again, watched
 def test_every_catalogued_mistake_is_produced_by_a_check_test(produced):
     described = {(check, name) for _, check, name, _ in ENTRIES}
     assert not (produced - described), "named but not catalogued"
     missing = sorted(described - produced)
-    assert not missing, f"catalogued but no test input in tests/test_checks*.py gives it: {missing}"
+    assert not missing, (
+        f"catalogued but no test input in tests/checks/test_*.py gives it: {missing}"
+    )

@@ -21,6 +21,8 @@ import time
 import pytest
 from repo_paths import HTML
 
+pytestmark = pytest.mark.built_book  # every test here reads the built book
+
 if not (HTML / "index.html").exists():
     pytest.skip("the book is not built: run `make book` (make test does)", allow_module_level=True)
 

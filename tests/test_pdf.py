@@ -140,4 +140,6 @@ def test_compat_pins_exactly_the_lower_bounds_in_pyproject(tmp_path):
 def test_compat_runs_the_tests_of_lessons_and_not_the_books_toolchain_tests():
     chosen = {p.name for p in compat.lessons_tests()}
     assert {"test_attention.py", "test_masks.py", "test_multihead.py"} <= chosen
+    folders = {p.parent.name for p in compat.lessons_tests()}
+    assert {"tests", "checks"} <= folders, "the self-checks' tests, in tests/checks/, run too"
     assert not chosen & {"test_notebooks.py", "test_explorer_browser.py", "test_colab_like.py"}

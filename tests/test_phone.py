@@ -29,6 +29,8 @@ from repo_paths import HTML, ROOT
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+pytestmark = pytest.mark.built_book  # every test here reads the built book
+
 if not (HTML / "index.html").exists():
     pytest.skip("the book is not built: run `make book` (make test does)", allow_module_level=True)
 

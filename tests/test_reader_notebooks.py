@@ -10,8 +10,8 @@ Where the book is built, the links are checked against its pages.
 
 from __future__ import annotations
 
+import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import nbformat
@@ -19,11 +19,18 @@ import pytest
 import yaml
 from repo_paths import EXTENSIONS, HTML, ROOT
 
-sys.path.insert(0, str(EXTENSIONS))
-
-import reader_launch  # noqa: E402
-
 from kit import reader_notebooks as rn
+
+
+def _extension(name: str):
+    """One of the book's Sphinx extensions (`_ext/NAME.py`), loaded from its file."""
+    spec = importlib.util.spec_from_file_location(name, EXTENSIONS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+reader_launch = _extension("reader_launch")
 
 SOURCES = rn.notebook_sources()
 MYST = ("{glue", "{term}", "{cite", "{ref}", "{doc}", ":::{", "```{")

@@ -1,9 +1,5 @@
-"""Chapters 2 and 3's exercises: the right answer passes, and each likely mistake is named.
-
-Exercise 2.1 (an entry that makes two vectors perpendicular), 2.2 (a key that gets a
-chosen column of scores), 3.1 (a one-way look) and 3.2 (a score read out of a fused
-weight in nn.Linear's layout).
-"""
+"""Chapter 3's self-checks (Queries, keys and values): the right answer passes, and each
+mistake a learner makes is named."""
 
 from __future__ import annotations
 
@@ -14,12 +10,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons
-from lessons.checks import ch02, ch03
+from lessons.checks import ch03
 from lessons.checks.ch03 import EVEN_TOLERANCE
 from lessons.toy import FEATURES, word_vectors
 
+X3 = np.array([[1.0, 2.0], [0.0, 1.0], [3.0, -1.0]])  # [n, d_model]
+
+
+W3 = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]])  # [d_model, d_out]
+
+
 SENTENCE = "the movie was not good"
+
+
 LOOKER, TARGET = "good", "not"
+
+
 I_LOOK, J_TARGET = SENTENCE.split().index(LOOKER), SENTENCE.split().index(TARGET)
 
 
@@ -36,7 +42,52 @@ def check(W_Q, W_K):
 
 
 RIGHT_Q = column(quality=2.0, negation=-0.6)  # 'not' has 0.3 quality: cancel it
+
+
 RIGHT_K = column(negation=2.0)
+
+
+matrices = st.lists(
+    st.floats(-4, 4, allow_nan=False), min_size=len(FEATURES), max_size=len(FEATURES)
+).map(lambda values: np.array(values).reshape(-1, 1))  # [d_model, 1]
+
+
+def goal_reached(W_Q, W_K) -> bool:
+    """The exercise's goal, measured with ``lessons.attention`` itself."""
+    X = word_vectors(SENTENCE)  # [n, d_model]
+    _, A = lessons.attention(X @ W_Q, X @ W_K, X)  # [n_q, n_k]
+    return A[I_LOOK, J_TARGET] >= 0.8 and np.abs(A[J_TARGET] - 1 / len(X)).max() <= EVEN_TOLERANCE
+
+
+X_FUSED = word_vectors(SENTENCE)  # [n, d_model] = [5, 6]
+
+
+I_NOT, J_GOOD = SENTENCE.split().index("not"), SENTENCE.split().index("good")
+
+
+WEIGHT = np.round(np.random.default_rng(3).normal(size=(6, 6)), 1)  # [3 d_k, d_model], [out, in]
+
+
+def fused_parts(weight):
+    return np.split(X_FUSED @ weight.T, 3, axis=1)  # Q, K, V: [n, d_k] each
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (X3 @ W3, "Correct"),
+        ((X3 @ W3).T, "transpose"),
+        (np.zeros((2, 2)), "gives shape [3, 3]"),
+        (X3 @ W3 + 1, "output[i] = X[i] @ W"),
+    ],
+)
+def test_check_projection_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_projection(answer, X3, W3))
+
+
+def test_check_projection_spots_a_transposed_square_weight():
+    W = np.array([[1.0, 2.0], [3.0, 4.0]])  # [d_model, d_out], square
+    assert "You used W.T" in repr(lessons.check_projection(X3 @ W.T, X3, W))
 
 
 @pytest.mark.parametrize(
@@ -108,18 +159,6 @@ def test_wrong_exercise_inputs_raise_naming_the_argument(kwargs, named):
         lessons.check_one_way_look(RIGHT_Q, RIGHT_K, SENTENCE, **kwargs)
 
 
-matrices = st.lists(
-    st.floats(-4, 4, allow_nan=False), min_size=len(FEATURES), max_size=len(FEATURES)
-).map(lambda values: np.array(values).reshape(-1, 1))  # [d_model, 1]
-
-
-def goal_reached(W_Q, W_K) -> bool:
-    """The exercise's goal, measured with ``lessons.attention`` itself."""
-    X = word_vectors(SENTENCE)  # [n, d_model]
-    _, A = lessons.attention(X @ W_Q, X @ W_K, X)  # [n_q, n_k]
-    return A[I_LOOK, J_TARGET] >= 0.8 and np.abs(A[J_TARGET] - 1 / len(X)).max() <= EVEN_TOLERANCE
-
-
 @settings(max_examples=150, deadline=None)
 @given(matrices, matrices)
 def test_the_verdict_is_correct_exactly_when_lessons_attention_reaches_the_goal(W_Q, W_K):
@@ -144,143 +183,6 @@ def test_one_shared_matrix_never_passes(W):
 def test_the_goal_holds_whatever_the_key_scale_once_the_look_is_strong():
     for scale in (2.0, 5.0, 10.0):
         assert check(RIGHT_Q, RIGHT_K * scale)
-
-
-# ------------------------------------------------------------ Exercise 2.1: perpendicular
-
-A_EX, B_EX, K_EX = [1, -2, 4], [3, 0, -1], 1  # b[1] is the unknown
-
-
-@pytest.mark.parametrize(
-    ("answer", "expected"),
-    [
-        (-0.5, "Correct"),
-        (np.float32(-0.5), "Correct"),
-        (torch.tensor(-0.5), "Correct"),
-        (0.5, "sign slipped"),
-        (1.0, "divide by a_k"),
-        (-1.0, "unknown set to 0"),
-        (0.0, "a · b = -1, not 0"),
-        (7, "a · b = -15, not 0"),
-        ([1, 2], "single number"),
-        ("x", "single number"),
-        (float("nan"), "finite"),
-    ],
-)
-def test_check_perpendicular_entry_names_the_mistake(answer, expected):
-    verdict = lessons.check_perpendicular_entry(answer, A_EX, B_EX, K_EX)
-    assert expected in repr(verdict)
-    assert bool(verdict) == (expected == "Correct")
-
-
-def test_every_perpendicular_mistake_is_wrong_and_named_with_its_own_message():
-    mistakes = ch02.perpendicular_entry_mistakes(A_EX, B_EX, K_EX)
-    for value, why in mistakes.values():
-        assert (
-            repr(lessons.check_perpendicular_entry(value, A_EX, B_EX, K_EX)) == f"✘ Not yet. {why}"
-        )
-
-
-@settings(max_examples=80, deadline=None)
-@given(
-    st.lists(st.integers(-5, 5), min_size=3, max_size=3),
-    st.lists(st.integers(-5, 5), min_size=3, max_size=3),
-    st.integers(0, 2),
-)
-def test_the_right_entry_makes_the_dot_product_zero_for_any_vectors(a, b, k):
-    if a[k] == 0:
-        with pytest.raises(ValueError, match=f"a\\[{k}\\] is 0"):
-            lessons.check_perpendicular_entry(0.0, a, b, k)
-        return
-    x = -(np.dot(a, b) - a[k] * b[k]) / a[k]
-    filled = np.array(b, dtype=float)
-    filled[k] = x
-    assert abs(np.dot(a, filled)) < 1e-9
-    assert lessons.check_perpendicular_entry(x, a, b, k)
-    assert not lessons.check_perpendicular_entry(x + 0.25, a, b, k)
-
-
-@pytest.mark.parametrize(
-    ("args", "named"),
-    [
-        (([1, 2], [1, 2, 3], 0), "a and b"),
-        (([1, 2], [3, 4], 2), "k must"),
-        (([0, 2], [3, 4], 0), "a\\[0\\]"),
-    ],
-)
-def test_check_perpendicular_entry_refuses_bad_exercise_inputs(args, named):
-    with pytest.raises(ValueError, match=named):
-        lessons.check_perpendicular_entry(1.0, *args)
-
-
-def test_check_perpendicular_entry_says_when_there_is_no_answer_yet():
-    verdict = lessons.check_perpendicular_entry(..., A_EX, B_EX, K_EX)
-    assert not verdict and not verdict.answered
-
-
-# ------------------------------------------------------------ Exercise 2.2: a key to order
-
-Q_EX = np.array([[1.0, 2.0], [0.0, -1.0]])  # [n_q, d_k]
-COLUMN = np.array([4.0, -1.0])  # [n_q], the scores wanted
-
-
-@pytest.mark.parametrize(
-    ("answer", "expected"),
-    [
-        ([2.0, 1.0], "Correct"),
-        (torch.tensor([2.0, 1.0]), "Correct"),
-        (COLUMN, "the column of scores you want"),
-        ([4.0, 9.0], "with the columns of Q"),
-        ([1.0, 2.0], "should score the key highest"),
-        ([6.0, -1.0], "gets the scores [4.0, 1.0]"),
-        ([[2.0, 1.0]], "shape [2]; yours has shape [1, 2]"),
-        ("k", "should be a vector"),
-    ],
-)
-def test_check_key_for_scores_names_the_mistake(answer, expected):
-    verdict = lessons.check_key_for_scores(answer, Q_EX, COLUMN)
-    assert expected in repr(verdict)
-    assert bool(verdict) == (expected == "Correct")
-
-
-def test_every_key_mistake_is_wrong_and_named_with_its_own_message():
-    for value, why in ch02.key_for_scores_mistakes(Q_EX, COLUMN).values():
-        assert repr(lessons.check_key_for_scores(value, Q_EX, COLUMN)) == f"✘ Not yet. {why}"
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(2, 4), st.integers(0, 2**16))
-def test_the_key_that_solves_q_k_equals_the_scores_passes_for_any_invertible_q(d, seed):
-    rng = np.random.default_rng(seed)
-    Q = rng.normal(size=(d, d)) + 3 * np.eye(d)  # [d, d], invertible
-    scores = rng.normal(size=d)  # [d]
-    key = np.linalg.solve(Q, scores)  # [d]
-    assert lessons.check_key_for_scores(key, Q, scores)
-    assert not lessons.check_key_for_scores(key + 0.5, Q, scores)
-
-
-@pytest.mark.parametrize(
-    ("Q", "scores", "named"),
-    [
-        (np.ones((2, 3)), [1.0, 2.0], "square"),
-        (Q_EX, [1.0, 2.0, 3.0], "scores"),
-        (np.ones((2, 2)), [1.0, 2.0], "not invertible"),
-    ],
-)
-def test_check_key_for_scores_refuses_bad_exercise_inputs(Q, scores, named):
-    with pytest.raises(ValueError, match=named):
-        lessons.check_key_for_scores([1.0, 1.0], Q, scores)
-
-
-# ------------------------------------------------------- Exercise 3.2: a score from a checkpoint
-
-X_FUSED = word_vectors(SENTENCE)  # [n, d_model] = [5, 6]
-I_NOT, J_GOOD = SENTENCE.split().index("not"), SENTENCE.split().index("good")
-WEIGHT = np.round(np.random.default_rng(3).normal(size=(6, 6)), 1)  # [3 d_k, d_model], [out, in]
-
-
-def fused_parts(weight):
-    return np.split(X_FUSED @ weight.T, 3, axis=1)  # Q, K, V: [n, d_k] each
 
 
 @pytest.mark.parametrize(

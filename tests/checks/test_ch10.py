@@ -1,78 +1,15 @@
-"""Exercises 7.2 and 10.1 (issue 25): heads wider than d_model / h, and where a block's work goes."""
+"""Chapter 10's self-checks (Complexity and efficiency): the right answer passes, and each
+mistake a learner makes is named."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
 
 import lessons
-from lessons.checks import ch07, ch10
+from lessons.checks import ch10
 
-T5 = {"d_model": 1024, "num_heads": 32, "d_k": 128}  # exercise 7.2: T5-3B's attention
 BLOCK = {"n": 2048, "d_model": 512, "d_ff": 1536}  # exercise 10.1
-
-
-def _linear_weights(d_model: int, width: int) -> int:
-    """The weights of W_Q, W_K, W_V [d_model, width] and W_O [width, d_model], from PyTorch."""
-    with torch.device("meta"):
-        layers = [nn.Linear(d_model, width, bias=False) for _ in range(3)]
-        layers.append(nn.Linear(width, d_model, bias=False))
-    return sum(p.numel() for layer in layers for p in layer.parameters())
-
-
-@pytest.mark.parametrize(("d_model", "num_heads", "d_k"), [(1024, 32, 128), (64, 8, 8), (6, 4, 5)])
-def test_the_head_width_count_is_pytorchs_count_of_the_four_projections(d_model, num_heads, d_k):
-    expected = _linear_weights(d_model, num_heads * d_k)
-    verdict = lessons.check_head_width_parameter_count(expected, d_model, num_heads, d_k)
-    assert verdict and "h·d_k" in repr(verdict)
-    assert lessons.check_head_width_parameter_count(float(expected), d_model, num_heads, d_k)
-
-
-def test_with_heads_of_d_model_over_h_the_count_is_chapter_sevens_four_d_squared():
-    assert lessons.check_head_width_parameter_count(4 * 64 * 64, 64, 8, 8)
-    weights = sum(
-        p.numel()
-        for name, p in lessons.MultiHeadAttention(64, 8, bias=False).named_parameters()
-        if "weight" in name
-    )
-    assert weights == 4 * 64 * 64
-
-
-@pytest.mark.parametrize(
-    ("name", "answer", "named"),
-    [
-        ("d_k_is_d_model_over_h", 4 * 1024 * 1024, "4 d_model²"),
-        ("square_output_projection", 3 * 1024 * 4096 + 1024 * 1024, "W_O reads"),
-        ("one_head", 4 * 1024 * 128, "one head's share"),
-        ("all_square_in_head_width", 4 * 4096 * 4096, "d_model rows"),
-        ("biases_counted", 4 * 1024 * 4096 + 3 * 4096 + 1024, "without the biases"),
-    ],
-)
-def test_check_head_width_parameter_count_names_each_mistake(name, answer, named):
-    assert ch07.head_width_parameter_mistakes(**T5)[name][0] == answer
-    verdict = lessons.check_head_width_parameter_count(answer, **T5)
-    assert not verdict and named in repr(verdict)
-
-
-@pytest.mark.parametrize(
-    ("answer", "named"),
-    [
-        (..., "No answer yet"),
-        (16_777_216.5, "whole number"),
-        ("16777216", "whole number"),
-        (1, "shape"),
-    ],
-)
-def test_check_head_width_parameter_count_handles_what_is_not_a_known_mistake(answer, named):
-    verdict = lessons.check_head_width_parameter_count(answer, **T5)
-    assert not verdict and named in repr(verdict)
-
-
-def test_the_head_width_mistakes_of_the_exercise_are_all_different_from_the_answer():
-    counts = [count for count, _ in ch07.head_width_parameter_mistakes(**T5).values()]
-    assert len(set(counts)) == len(counts) and 4 * 1024 * 4096 not in counts
 
 
 def _counted_block_flops(n: int, d_model: int, d_ff: int, h: int = 4) -> dict[str, int]:
@@ -93,6 +30,34 @@ def _counted_block_flops(n: int, d_model: int, d_ff: int, h: int = 4) -> dict[st
     hidden = mm("feed_forward", out, rng.normal(size=(d_model, d_ff)))  # [n, d_ff]
     mm("feed_forward", hidden, rng.normal(size=(d_ff, d_model)))  # [n, d_model]
     return counted
+
+
+SIZES = {"B": 8, "h": 12, "n": 4096, "bytes_per_number": 2}
+
+
+RIGHT_BYTES = 8 * 12 * 4096**2 * 2
+
+
+def good_update(m, ell, acc, scores, values):
+    m_new = max(m, scores.max())
+    rescale = np.exp(m - m_new)
+    p = np.exp(scores - m_new)  # [b]
+    return m_new, ell * rescale + p.sum(), acc * rescale + p @ values
+
+
+def no_rescale(m, ell, acc, scores, values):
+    m_new = max(m, scores.max())
+    p = np.exp(scores - m_new)  # [b]
+    return m_new, ell + p.sum(), acc + p @ values
+
+
+def no_max(m, ell, acc, scores, values):
+    p = np.exp(scores * 50)  # overflows
+    return m, ell + p.sum(), acc + p @ values
+
+
+def raises(m, ell, acc, scores, values):
+    raise KeyError("oops")
 
 
 @pytest.mark.parametrize(("n", "d_model", "d_ff"), [(12, 8, 20), (6, 16, 64), (30, 4, 4)])
@@ -147,9 +112,43 @@ def test_the_block_share_mistakes_of_the_exercise_lie_apart_from_each_other_and_
     assert gaps.min() > 4 * ch10.SHARE_TOLERANCE
 
 
-def test_the_new_checks_are_public_names():
-    for module, name in (
-        (ch07, "check_head_width_parameter_count"),
-        (ch10, "check_block_quadratic_share"),
-    ):
-        assert name in module.__all__ and getattr(lessons, name) is getattr(module, name)
+def test_check_weight_bytes_accepts_the_count_and_shows_it_in_gib():
+    verdict = lessons.check_weight_bytes(RIGHT_BYTES, **SIZES)
+    assert verdict and "3 GiB" in repr(verdict)
+    assert lessons.check_weight_bytes(float(RIGHT_BYTES), **SIZES)
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        (12 * 4096**2 * 2, "batch"),
+        (8 * 4096**2 * 2, "heads"),
+        (8 * 12 * 4096**2, "numbers, not bytes"),
+        (8 * 12 * 4096 * 2, "n × n"),
+        (RIGHT_BYTES + 0.5, "whole number"),
+        (RIGHT_BYTES + 1, "Multiply B, h"),
+    ],
+)
+def test_check_weight_bytes_names_each_mistake(answer, named):
+    verdict = lessons.check_weight_bytes(answer, **SIZES)
+    assert not verdict and named in repr(verdict)
+
+
+@pytest.mark.parametrize(
+    ("update", "ok", "named"),
+    [
+        (good_update, True, "exact"),
+        (no_rescale, False, "rescale"),
+        (no_max, False, "NaN or inf"),
+        (raises, False, "KeyError"),
+        (None, False, "No answer yet"),
+        (
+            good_update(-np.inf, 0.0, np.zeros(3), np.ones(2), np.ones((2, 3))),
+            False,
+            "function itself",
+        ),
+    ],
+)
+def test_check_online_update_runs_the_readers_function_on_blocks(update, ok, named):
+    verdict = lessons.check_online_update(update)
+    assert bool(verdict) is ok and named in repr(verdict)

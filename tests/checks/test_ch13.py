@@ -1,20 +1,13 @@
-"""Chapter 13's self-checks: their catalogue, and the answers that are not a slip of the formula.
-
-The plausible wrong implementations of the chapter's exercises (a window of w + 1, `repeat`
-where `repeat_interleave` belongs, a sink in the numerator, RoPE on the latent ...) live with
-every other chapter's in the shared mutation library, `tests/wrong_answers.py`, run by
-`tests/test_checks_reject_wrong_answers.py` on the exercises' own inputs and others. Here:
-every mistake a check can name has a wrong answer there that makes the check name it, and
-the placeholder, text, wrong shapes and overflow get their own answers.
-"""
+"""Chapter 13's self-checks (Attention in today's models): the right answer passes, and each
+mistake a learner makes is named."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from wrong_answers import WRONG, _absorbed_right
 
+from checks.wrong_ch13 import WRONG, _absorbed_right
 from lessons import repeat_kv, sink_softmax, window_mask
 from lessons.checks import ch13
 from lessons.checks.ch13 import (
@@ -26,26 +19,46 @@ from lessons.checks.ch13 import (
 )
 
 N, W = 9, 3
+
+
 _g = torch.Generator().manual_seed(13)
+
+
 K = torch.randn(1, 2, 4, 3, generator=_g, dtype=torch.float64)  # [B, h_kv, n, d]
+
+
 H = 6
+
+
 Z = torch.randn(2, 3, 5, generator=_g, dtype=torch.float64)  # [h, n_q, n_k]
+
+
 SINKS = torch.randn(2, generator=_g, dtype=torch.float64)  # [h]
+
+
 _r = np.random.default_rng(13)
+
+
 Q_NOPE, Q_ROPE = _r.normal(size=3), _r.normal(size=2)  # [d_nope], [d_R]
+
+
 W_UK = _r.normal(size=(4, 3))  # [r, d_nope]
+
+
 C, K_ROPE = _r.normal(size=(5, 4)), _r.normal(size=(5, 2))  # [n, r], [n, d_R]
+
+
 ARGS = (Q_NOPE, Q_ROPE, W_UK, C, K_ROPE)
+
+
+#: The answers every check names alike (tested below, not slips of the formula).
+GENERIC = {"not_a_number", "wrong_shape", "other"}
 
 
 def test_every_check_of_the_module_has_a_catalogue_entry_in_order():
     assert list(MISTAKES) == ch13.__all__
     for name in ch13.__all__:
         assert getattr(ch13, name).mistakes is MISTAKES[name]
-
-
-#: The answers every check names alike (tested below, not slips of the formula).
-GENERIC = {"not_a_number", "wrong_shape", "other"}
 
 
 @pytest.mark.parametrize("check", ch13.__all__)

@@ -1,4 +1,5 @@
-"""Chapter 12's self-checks: each named mistake is recognised, the right answer passes."""
+"""Chapter 12's self-checks (Attention in a language model trained on real text): the right answer passes, and each
+mistake a learner makes is named."""
 
 from __future__ import annotations
 
@@ -21,17 +22,33 @@ from lessons.checks.ch12 import (
 from lessons.checks.verdict import GENERIC_MISTAKES
 
 MODEL = lm.load(lm.checkpoints()[-1])
+
+
 TEXT = lm.eval_passages()["python_class"][:64]
+
+
 A = lm.forward(TEXT, MODEL)["attention"][0, 2].astype(np.float64)  # [n, n]
+
+
 L = 12
+
+
 A_REP = lm.forward(lm.induction_text(L, seed=1), MODEL)["attention"][1, 3].astype(np.float64)
+
+
 SNIPPET = "total = total + value\n"
+
+
 BLOCKED = {(1, 3)}
 
 
 def _says(verdict, check, name):
     assert not verdict.ok and verdict.answered and verdict.mistake == name
     assert MISTAKES[check][name] in verdict.message, verdict.message
+
+
+#: Code that would hand over the solution line: a call, a slice, a NumPy helper.
+HINT_CODE = re.compile(r"np\.|diagonal\(|offset=|token_losses\(|\[[^\]]*:[^\]]*\]|\.mean\(")
 
 
 def test_every_check_of_the_module_has_a_catalogue_entry_in_order():
@@ -99,10 +116,6 @@ def test_copy_ratio_right_answer_with_and_without_blocking():
     other = check_copy_ratio(0.5, SNIPPET, MODEL, BLOCKED)
     assert other.mistake == "other" and "blocked" in other.message
     assert not HINT_CODE.search(other.message), other.message
-
-
-#: Code that would hand over the solution line: a call, a slice, a NumPy helper.
-HINT_CODE = re.compile(r"np\.|diagonal\(|offset=|token_losses\(|\[[^\]]*:[^\]]*\]|\.mean\(")
 
 
 @pytest.mark.parametrize(

@@ -1,41 +1,59 @@
-"""The self-checks of chapters 5 and 6 name the mistakes learners make, whatever the shapes."""
+"""Chapter 6's self-checks (Masking): the right answer passes, and each
+mistake a learner makes is named."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
 import lessons
 
-# Exercise 5.1's inputs: two queries, three keys (n_q != n_k).
-Q_EX = np.array([[1.0, 1.0], [0.0, 2.0]])  # [n_q, d_k] = [2, 3]
-K_EX = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0]])  # [n_k, d_k] = [3, 2]
-SCALED_EX = Q_EX @ K_EX.T / np.sqrt(2)  # [2, 3]
+N, P = 6, 3  # Exercise 6.1: six tokens, a three-token prompt
+
+
+CAUSAL = np.tril(np.ones((N, N), dtype=bool))  # [n_q, n_k]
+
+
+PROMPT = np.arange(N)[None, :] < P  # [1, n_k]
+
+
+PREFIX = CAUSAL | PROMPT  # [n_q, n_k]
 
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        (lessons.softmax(SCALED_EX), "Correct"),
-        (lessons.softmax(SCALED_EX, axis=0), "Each column sums to 1"),
-        (lessons.softmax(SCALED_EX).T, "transpose"),
-        (Q_EX @ K_EX.T, "raw scores"),
-        (SCALED_EX, "scaled scores"),
-        (lessons.softmax(Q_EX @ K_EX.T), "forgot the scaling"),
+        (np.tril(np.ones((4, 4), dtype=bool)), "Correct"),
+        (torch.from_numpy(np.tril(np.ones((4, 4), dtype=bool))), "Correct"),
+        (np.triu(np.ones((4, 4), dtype=bool), k=1), "nn.MultiheadAttention's convention"),
+        (np.triu(np.ones((4, 4), dtype=bool)), "transpose"),
+        (np.tril(np.ones((4, 4), dtype=bool), k=-1), "diagonal is missing"),
+        (np.tril(np.ones((4, 4))), "make it boolean"),
+        (lessons.additive_mask(lessons.causal_mask(4)), "additive mask"),
+        (np.ones((3, 3), dtype=bool), "shape [4, 4]"),
+        (np.ones((4, 4), dtype=bool), "np.tril of ones"),
     ],
 )
-def test_check_attention_weights_names_each_mistake_when_queries_and_keys_differ_in_number(
-    answer, expected
-):
-    assert expected in repr(lessons.check_attention_weights(answer, Q_EX, K_EX))
+def test_check_causal_mask_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_causal_mask(answer, 4))
 
 
-N, P = 6, 3  # Exercise 6.1: six tokens, a three-token prompt
-CAUSAL = np.tril(np.ones((N, N), dtype=bool))  # [n_q, n_k]
-PROMPT = np.arange(N)[None, :] < P  # [1, n_k]
-PREFIX = CAUSAL | PROMPT  # [n_q, n_k]
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lessons.padding_mask([2, 3], 4), "Correct"),
+        (lessons.padding_mask([2, 3], 4)[:, 0], "add the query axis"),
+        (~lessons.padding_mask([2, 3], 4), "key_padding_mask's convention"),
+        (lessons.padding_mask([1, 3], 4), "j < lengths[b]"),
+        (lessons.padding_mask([2, 3], 4).astype(int), "boolean"),
+        (np.ones((2, 4, 4), dtype=bool), "shape [B, 1, n]"),
+    ],
+)
+def test_check_padding_mask_names_the_mistake(answer, expected):
+    assert expected in repr(lessons.check_padding_mask(answer, [2, 3], 4))
 
 
 @pytest.mark.parametrize(

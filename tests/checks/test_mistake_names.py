@@ -1,6 +1,6 @@
 """Every check reports its mistake's name: the inputs no other check test gives.
 
-The other ``tests/test_checks*.py`` test what the reader sees; these test the name a
+The other ``tests/checks/test_*.py`` test what the reader sees; these test the name a
 grader reads (``verdict.mistake``, ``verdict.record()``) where no other test produces
 it, so that ``tests/test_mistake_catalogue.py`` finds every catalogued name produced.
 """
