@@ -23,6 +23,7 @@ sys.path.insert(0, str(EXTENSIONS))
 
 import reader_launch  # noqa: E402
 
+from kit import course, myst
 from kit import reader_notebooks as rn
 
 SOURCES = rn.notebook_sources()
@@ -31,8 +32,8 @@ GLUE_ROLE = re.compile(r"\{(glue(?::\w+)?)\}`([^`]+)`")
 
 
 @pytest.fixture(scope="module")
-def book() -> rn.Book:
-    return rn.Book.load()
+def book() -> course.Course:
+    return course.load()
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_every_glued_value_is_written_in_as_the_book_formats_it(path, readers):
     from myst_nb.core.variables import format_plain_text
 
     source = nbformat.read(path, as_version=4)
-    records = rn.glue_records(source)
+    records = course.glue_records(source)
     text = _markdown(readers[path.stem])
     roles = GLUE_ROLE.findall(_markdown(source))
     for role, content in roles:
@@ -154,9 +155,9 @@ def test_chapter_5_opens_with_its_objectives_and_links_its_terms(readers, book):
 
 
 @pytest.fixture
-def page(book) -> rn.Page:
+def page(book) -> myst.Page:
     glue = {"x": {"text/plain": "0.12345"}, "s": {"text/plain": "'a b'", "text/markdown": "a b"}}
-    return rn.Page(book, "book/05_hand_worked_example", glue)
+    return myst.Page(book, "book/05_hand_worked_example", glue)
 
 
 @pytest.mark.parametrize(
@@ -168,12 +169,12 @@ def page(book) -> rn.Page:
     ],
 )
 def test_the_online_book_url_follows_the_repository_url(url, expected):
-    assert rn.book_url({"repository": {"url": url}}) == expected
+    assert course.book_url({"repository": {"url": url}}) == expected
 
 
 def test_a_repository_url_off_github_is_refused():
     with pytest.raises(ValueError, match="repository.url"):
-        rn.book_url({"repository": {"url": "https://gitlab.com/a/b"}})
+        course.book_url({"repository": {"url": "https://gitlab.com/a/b"}})
 
 
 def test_the_config_url_is_the_one_used(book):
@@ -255,11 +256,11 @@ def test_unknown_myst_stops_the_conversion(page, text, message):
 
 
 def test_glossary_and_bibliography_parsing():
-    terms = rn.glossary_terms(
+    terms = course.glossary_terms(
         "Intro\n\n```{glossary}\n:sorted:\nKV cache\n  What it is.\n\nhead\n  One.\n```\n"
     )
     assert terms == {"kv cache": "KV cache", "head": "head"}
-    labels = rn.citation_labels(
+    labels = course.citation_labels(
         "@book{k1,\n  author = {R{\\'e}, Chris and Fran{\\c{c}}ois, A.},\n  year = {2020}\n}\n"
         "@misc{k2,\n  author = {Solo, Han},\n  year = {1977}\n}\n"
     )
