@@ -20,6 +20,7 @@ import pytest
 from repo_paths import ROOT
 
 from kit import build_pdf, compat, course
+from lessons.book.widgets import explorer_page
 
 PDF = ROOT / "_build" / "pdf" / build_pdf.PDF_NAME
 CHAPTERS = course.load().paths
