@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   course:
+#     assumes: []
+#     builds_on: the ideas it takes from the chapters in assumes, for the instructor's guide
+#     key_code: []
+#     outcome: do what this chapter teaches (a verb phrase for the intro's list of outcomes)
+#     question: Which question does this chapter answer, in the reader's words?
 #   jupytext:
 #     text_representation:
 #       extension: .py

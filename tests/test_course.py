@@ -101,3 +101,12 @@ def test_the_reader_copies_leave_the_models_facts_out(tmp_path):
     reader = reader_notebooks.reader_notebook(MODEL.chapters[0].path, MODEL)
     assert "course" not in reader.metadata
     assert "course" in nbformat.read(MODEL.chapters[0].path, as_version=4).metadata
+
+
+def test_no_chapter_keeps_the_templates_placeholder_facts():
+    template = nbformat.read(ROOT / "templates" / "chapter_template.ipynb", as_version=4)
+    placeholder = course.Facts.of(template.metadata, "the template")
+    for chapter in MODEL.chapters:
+        assert chapter.facts.question != placeholder.question, chapter.name
+        assert chapter.facts.outcome != placeholder.outcome, chapter.name
+        assert chapter.facts.builds_on != placeholder.builds_on, chapter.name
