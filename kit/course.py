@@ -39,6 +39,7 @@ OBJECTIVES = re.compile(
     r"^(?P<fence>:{3,}|`{3,})\{admonition\}\s*Learning objectives\s*\n(?P<body>.*?)^(?P=fence)\s*$",
     re.M | re.S,
 )
+CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 CITE = re.compile(r"\{cite(?::\w+)?\}`([^`]+)`")
 TERM = re.compile(r"\{term\}`(?:[^`<]*<)?([^`<>]+)>?`")
 
@@ -218,6 +219,19 @@ class Chapter:
         return exercise_cells.find_exercises(self.notebook, self.name)
 
     @cached_property
+    def exercise_checks(self) -> dict[str, list[str]]:
+        """Each exercise's title -> the `lessons.check_*` its reader cells call, in order."""
+        found = {}
+        for exercise in self.exercises:
+            calls = [
+                check
+                for index in exercise.reader_cells
+                for check in CHECK_CALL.findall(self.notebook.cells[index].source)
+            ]
+            found[exercise.title] = list(dict.fromkeys(calls))
+        return found
+
+    @cached_property
     def glue(self) -> dict[str, dict[str, str]]:
         return glue_records(self.notebook)
 
@@ -281,6 +295,15 @@ class Course:
             ):
                 return chapter
         raise KeyError(f"no chapter {key!r} in _toc.yml")
+
+    def exercise_chapters(self) -> dict[str, Chapter]:
+        """Each check an exercise calls -> the first chapter whose exercise calls it."""
+        found: dict[str, Chapter] = {}
+        for chapter in self.chapters:
+            for checks in chapter.exercise_checks.values():
+                for check in checks:
+                    found.setdefault(check, chapter)
+        return found
 
     @property
     def paths(self) -> list[Path]:

@@ -52,7 +52,6 @@ BEGIN = (
 )
 END = "<!-- END GENERATED -->"
 
-CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 NOT_YET = re.compile(r"^\W*Not yet\.\s*")
 
 
@@ -121,17 +120,13 @@ def read_chapter(chapter: course.Chapter) -> Chapter:
     student, _ = assignments.split(nb, chapter.name)
     exercises, in_exercises = [], set()
     for found in chapter.exercises:
-        checks: list[str] = []
-        for index in found.reader_cells:
-            for check in CHECK_CALL.findall(nb.cells[index].source):
-                if check not in checks:
-                    checks.append(check)
+        checks = chapter.exercise_checks[found.title]
         in_exercises.update(found.reader_cells + found.solution_cells)
         exercises.append(Exercise(found.title, checks, bool(found.dropdowns)))
     text_checks: list[str] = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and index not in in_exercises:
-            for check in CHECK_CALL.findall(cell.source):
+            for check in course.CHECK_CALL.findall(cell.source):
                 if check not in text_checks:
                     text_checks.append(check)
     return Chapter(

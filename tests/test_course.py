@@ -11,6 +11,7 @@ import pytest
 import yaml
 from repo_paths import ROOT
 
+import lessons
 from kit import course
 
 MODEL = course.load()
@@ -110,3 +111,13 @@ def test_no_chapter_keeps_the_templates_placeholder_facts():
         assert chapter.facts.question != placeholder.question, chapter.name
         assert chapter.facts.outcome != placeholder.outcome, chapter.name
         assert chapter.facts.builds_on != placeholder.builds_on, chapter.name
+
+
+def test_each_check_an_exercise_calls_is_traced_to_its_first_chapter():
+    chapters = MODEL.exercise_chapters()
+    for chapter in MODEL.chapters:
+        for title, checks in chapter.exercise_checks.items():
+            assert title in [e.title for e in chapter.exercises]
+            for check in checks:
+                assert hasattr(lessons, check) and chapters[check].number <= chapter.number
+    assert chapters["check_soft_lookup"].number == 1

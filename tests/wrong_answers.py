@@ -36,6 +36,7 @@ from exercise_givens import givens as notebook_givens
 
 import lessons
 import lessons.lm as lm
+from kit import course
 from lessons.toy import FEATURES
 
 #: What a slip returns on givens where its code could not run (it would raise there).
@@ -1312,46 +1313,15 @@ def _trained_move_model():
     return Givens("11 exercise, trained", (model, tokens, labels, position), {})
 
 
-CH13 = "13_attention_in_todays_models.ipynb"
+#: Checks whose exercise's inputs are built below (``EXTRA``), not read from its notebook.
+BUILT_HERE = {"check_blocked_accuracy"}
 
 
 @cache
 def givens(check: str) -> list[Givens]:
     """The inputs ``check`` is judged on: its exercise's first, then random and hostile ones."""
-    ch = {
-        "check_pair_count": None,
-        "check_soft_lookup": "01_why_attention.ipynb",
-        "check_split_query": "01_why_attention.ipynb",
-        "check_dot_product": None,
-        "check_key_for_scores": "02_dot_products_and_softmax.ipynb",
-        "check_perpendicular_entry": "02_dot_products_and_softmax.ipynb",
-        "check_score_matrix": None,
-        "check_softmax_function": "02_dot_products_and_softmax.ipynb",
-        "check_fused_score": "03_queries_keys_values.ipynb",
-        "check_one_way_look": "03_queries_keys_values.ipynb",
-        "check_projection": None,
-        "check_attention": "04_scaled_dot_product_attention.ipynb",
-        "check_attention_weights": "05_hand_worked_example.ipynb",
-        "check_causal_mask": "06_masking.ipynb",
-        "check_padding_mask": "06_masking.ipynb",
-        "check_head_width_parameter_count": "07_multi_head_attention.ipynb",
-        "check_mha_parameter_count": None,
-        "check_split_heads": "07_multi_head_attention.ipynb",
-        "check_sinusoidal_encoding": "08_positional_encoding.ipynb",
-        "check_block_output": "09_transformer_block.ipynb",
-        "check_block_quadratic_share": "10_complexity_and_efficiency.ipynb",
-        "check_online_update": "10_complexity_and_efficiency.ipynb",
-        "check_weight_bytes": None,
-        "check_cls_row": "11_seeing_attention_learn.ipynb",
-        "check_blocked_accuracy": None,
-        "check_previous_token_score": "12_language_model_on_real_text.ipynb",
-        "check_induction_score": "12_language_model_on_real_text.ipynb",
-        "check_copy_ratio": "12_language_model_on_real_text.ipynb",
-        "check_window_mask": CH13,
-        "check_kv_heads": CH13,
-        "check_sink_weights": CH13,
-        "check_absorbed_scores": CH13,
-    }[check]
+    chapter = course.load().exercise_chapters().get(check)  # the exercise that calls it
+    ch = chapter.name if chapter is not None and check not in BUILT_HERE else None
     found = _from(ch, check) if ch else []
     found += EXTRA.get(check, lambda: [])()
     return found
