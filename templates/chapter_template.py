@@ -84,7 +84,7 @@ plt.show()
 answer = ...  # your code here
 lessons.check_dot_product(answer, [2, 3], [5, -1])
 
-# %% mystnb={"code_prompt_hide": "Hide solution", "code_prompt_show": "Show solution"} tags=["hide-input"]
+# %% mystnb={"code_prompt_hide": "Hide solution", "code_prompt_show": "Show solution"} tags=["hide-input", "hide-cell"]
 # Solution
 answer = np.dot([2, 3], [5, -1])
 lessons.check_dot_product(answer, [2, 3], [5, -1])

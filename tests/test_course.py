@@ -12,7 +12,7 @@ import yaml
 from repo_paths import ROOT
 
 import lessons
-from kit import course
+from kit import course, exercises
 
 MODEL = course.load()
 
@@ -121,3 +121,9 @@ def test_each_check_an_exercise_calls_is_traced_to_its_first_chapter():
             for check in checks:
                 assert hasattr(lessons, check) and chapters[check].number <= chapter.number
     assert chapters["check_soft_lookup"].number == 1
+
+
+def test_the_templates_exercises_follow_the_convention_the_tools_read():
+    template = nbformat.read(ROOT / "templates" / "chapter_template.ipynb", as_version=4)
+    found = exercises.find_exercises(template, "chapter_template.ipynb")  # ValueError if not
+    assert [bool(e.solution_cells or e.dropdowns) for e in found] == [True] * len(found)
