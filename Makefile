@@ -157,10 +157,13 @@ slides: $(STAMP) $(MATHJAX)/tex-mml-chtml.js  ## write one offline reveal.js dec
 compat: $(STAMP)  ## slow: lessons' tests and every notebook at pyproject.toml's lower bounds
 	$(BIN)/python -m kit compat
 
-# The instructor's guide's per-chapter part, from the chapters and the checks' catalogue of mistakes.
+# The pages that list the chapters, from the course model (kit/course.py): the instructor's guide's
+# per-chapter part (with the checks' catalogue of mistakes) and the intro's outcomes and chapter table;
+# the cheat sheet and the notation page are checked against the chapters.
 .PHONY: guide
-guide: $(STAMP)  ## rewrite the generated part of book/instructor_guide.md (tests/test_instructor_guide.py)
+guide: $(STAMP)  ## rewrite the generated parts of book/instructor_guide.md and book/intro.md (tests/test_instructor_guide.py, tests/test_chapter_lists.py)
 	$(BIN)/python -m kit guide
+	$(BIN)/python -m kit intro
 
 # Chapter 12's checkpoints: 8000 steps, 40 to 70 minutes on 2 shared CPU cores (one thread), deterministic from the seed.
 weights: $(STAMP)  ## retrain chapter 12's language model and rewrite lessons/lm_weights/

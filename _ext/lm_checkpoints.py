@@ -35,8 +35,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: The widget's JSON as `widget.py`'s `widget_html` writes it.
-PAYLOAD = re.compile(r'(<script type="application/json" data-lm-data="">)(.*?)(</script>)', re.S)
+from lessons.book.widgets import lm_widget
+
+#: The widget's JSON, read by the pattern `lm_widget.py` keeps beside the code that writes it.
+PAYLOAD = lm_widget.DATA
 
 #: What lm.js defines when it can load the checkpoints its page does not carry.
 LOADER = "shared.lmCheckpoints = function"
@@ -96,9 +98,9 @@ def split_book(outdir: Path) -> list[Path]:
     """``split_page`` on every page of the built book at ``outdir``; the files written."""
     written: list[Path] = []
     for page in sorted(outdir.rglob("*.html")):
-        if "_static" not in page.relative_to(outdir).parts and "data-lm-data" in page.read_text(
-            encoding="utf-8"
-        ):
+        if "_static" not in page.relative_to(
+            outdir
+        ).parts and lm_widget.DATA_ATTRIBUTE in page.read_text(encoding="utf-8"):
             written += split_page(page, outdir)
     return written
 

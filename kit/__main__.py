@@ -15,6 +15,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "gradebook": ("kit.gradebook", "print a points-file template"),
     "slides": ("kit.slides", "write one reveal.js deck per chapter"),
     "guide": ("kit.instructor_guide", "rewrite the generated part of the instructor's guide"),
+    "intro": (
+        "kit.chapter_lists",
+        "rewrite the intro's chapter lists; check the cheat sheet and notation",
+    ),
     "pdf": ("kit.build_pdf", "print the single-page book to a PDF"),
     "compat": ("kit.compat", "run lessons' tests at pyproject.toml's lower bounds"),
     "repository": ("kit.set_repository", "point the book at another repository"),

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from kit import chromium
+from lessons.book.widgets import explorer_page, lm_widget, widget
 
 HTML = Path(__file__).resolve().parent.parent / "_build" / "html"  # or the first argument
 PAGES = {
@@ -54,11 +55,11 @@ new PerformanceObserver(list => list.getEntries().forEach(e => {
   __bench.longest = Math.max(__bench.longest, e.duration);
 })).observe({type: "longtask", buffered: true});
 new MutationObserver(() => { __bench.ready = performance.now(); }).observe(document, {
-  subtree: true, attributes: true, attributeFilter: ["data-ready", "data-explorer-ready"]
+  subtree: true, attributes: true, attributeFilter: ["@READY@", "@EXPLORER_READY@"]
 });
 new MutationObserver(records => records.forEach(r => {
-  if (r.target.getAttribute("data-lm-loaded") === "true") __bench.steps = performance.now();
-})).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-lm-loaded"]});
+  if (r.target.getAttribute("@LM_LOADED@") === "true") __bench.steps = performance.now();
+})).observe(document, {subtree: true, attributes: true, attributeFilter: ["@LM_LOADED@"]});
 const __setTimeout = window.setTimeout;
 window.setTimeout = function (fn, ms, ...rest) {
   if (typeof fn !== "function" || !__bench.tag) return __setTimeout(fn, ms, ...rest);
@@ -70,17 +71,37 @@ window.setTimeout = function (fn, ms, ...rest) {
 """
 
 READY = """
-const roots = document.querySelectorAll("[data-lm-widget], [data-explorer], .lw");
-return Array.from(roots).every(r => r.getAttribute("data-ready") === "true"
-  || r.getAttribute("data-explorer-ready") === "true");
+const roots = document.querySelectorAll("@LM_ROOT@, @EXPLORER_ROOT@, @WIDGET_ROOT@");
+return Array.from(roots).every(r => r.getAttribute("@READY@") === "true"
+  || r.getAttribute("@EXPLORER_READY@") === "true");
 """
 
 # Chapter 12's widget holds every step (a build that does not split its payload never sets
 # data-lm-loaded).
 STEPS = """
-return Array.from(document.querySelectorAll("[data-lm-widget]")).every(
-  r => r.getAttribute("data-lm-loaded") !== "false");
+return Array.from(document.querySelectorAll("@LM_ROOT@")).every(
+  r => r.getAttribute("@LM_LOADED@") !== "false");
 """
+
+#: The widgets' attributes and roots, named by the modules that write them (never typed here).
+MARKUP = {
+    "@READY@": widget.READY,
+    "@EXPLORER_READY@": explorer_page.READY,
+    "@LM_LOADED@": lm_widget.LOADED,
+    "@WIDGET_ROOT@": widget.ROOT_SELECTOR,
+    "@EXPLORER_ROOT@": explorer_page.ROOT_SELECTOR,
+    "@LM_ROOT@": lm_widget.ROOT_SELECTOR,
+}
+
+
+def with_markup(script: str) -> str:
+    """``script`` with each ``@NAME@`` of ``MARKUP`` written in."""
+    for name, value in MARKUP.items():
+        script = script.replace(name, value)
+    return script
+
+
+WATCH, READY, STEPS = with_markup(WATCH), with_markup(READY), with_markup(STEPS)
 
 LOADED = """
 const nav = performance.getEntriesByType("navigation")[0];

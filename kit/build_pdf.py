@@ -34,6 +34,7 @@ from pathlib import Path
 import yaml
 
 from kit import chromium
+from lessons.book.widgets import explorer_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "self-attention-step-by-step.pdf"
@@ -41,8 +42,8 @@ PDF_NAME = "self-attention-step-by-step.pdf"
 # questions' paper form comes from them, whatever version the notebooks' outputs inlined.
 ASSETS = ROOT / "lessons" / "book" / "widgets" / "assets"
 # The explorer (lessons.explorer) ships its static weights table inside its own root and
-# removes it when its script runs; the printed copy keeps that table by not running it.
-EXPLORER_SCRIPT = re.compile(r'(data-explorer-data="">.*?</script>)<script>', flags=re.DOTALL)
+# removes it when its script runs; the printed copy keeps that table by not running it
+# (`explorer_page.without_scripts`, beside the code that writes the explorer's markup).
 
 # Paper needs none of the theme's scripts (search, icons, copy buttons, toggles), only
 # MathJax: leaving them out makes the long page load and print faster.
@@ -167,7 +168,7 @@ def single_page(html_dir: Path) -> Path:
 def printable_copy(page: Path) -> Path:
     """Write `print.html` beside the single page, with the explorers' scripts switched off."""
     source = page.read_text(encoding="utf-8")
-    printable, count = EXPLORER_SCRIPT.subn(r'\1<script type="text/plain">', source)
+    printable, count = explorer_page.without_scripts(source)
     printable = PAGE_SCRIPT.sub("", printable)
     # The single page sits in book/ but names its assets as if it were at the top
     # (`_static/`, `_images/`), so the printed copy goes there.

@@ -1,7 +1,7 @@
 """Re-run notebooks top to bottom in a fresh kernel and store their outputs (`make execute`).
 
 Usage: python -m kit execute [--refresh-volatile] [NOTEBOOK ...]
-       (default: every book/*.ipynb)
+       (default: every notebook of _toc.yml, in its order)
 
 This is the one way authors refresh stored outputs. It records no timings and
 keeps no machine-specific metadata, so running it twice leaves `git diff` empty.
@@ -23,6 +23,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from kit import course
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE_INFO = {
@@ -90,7 +92,7 @@ def main(argv: list[str]) -> int:
     os.environ.pop("MPLBACKEND", None)  # a non-inline backend drops every figure
     refresh = "--refresh-volatile" in argv
     paths = [Path(p) for p in argv if p != "--refresh-volatile"]
-    for path in paths or sorted((ROOT / "book").glob("*.ipynb")):
+    for path in paths or course.load().notebooks:
         seconds = execute(path, refresh_volatile=refresh)
         print(
             f"{path.relative_to(ROOT) if path.is_absolute() else path}: {seconds:.1f} s", flush=True

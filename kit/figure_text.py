@@ -1,6 +1,6 @@
 """Measure the smallest text in every figure the book shows (issue 36: figures on a phone).
 
-Usage: python -m kit figure-text [NOTEBOOK ...]   (default: every book/*.ipynb with figures)
+Usage: python -m kit figure-text [NOTEBOOK ...]   (default: every notebook of the book with figures)
 
 Runs each notebook in a fresh kernel, as `kit/execute_notebooks.py` does, with one cell put
 first that watches matplotlib: every piece of text drawn while
@@ -24,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from kit import course
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "figure_text.json"
@@ -73,9 +75,7 @@ def measure(path: Path) -> dict[str, float | None]:
 
 
 def main(argv: list[str]) -> int:
-    with_figures = [
-        p for p in sorted((ROOT / "book").glob("*.ipynb")) if '"image/png"' in p.read_text("utf-8")
-    ]
+    with_figures = [p for p in course.load().notebooks if '"image/png"' in p.read_text("utf-8")]
     paths = [Path(a).resolve() for a in argv] or with_figures
     table = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() and argv else {}
     table = {k: v for k, v in table.items() if v["notebook"] not in {p.name for p in paths}}

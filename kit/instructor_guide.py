@@ -4,19 +4,22 @@
 markers (`BEGIN GENERATED` and `END GENERATED`, HTML comments the book does not show),
 which this tool rewrites from the sources, so that it cannot drift from them:
 
-- the chapters: every `book/NN_*.ipynb`, in order (a new chapter is picked up by itself);
-- each chapter's title (its `# Title`) and learning objectives (the bullets of its
-  `Learning objectives` admonition);
+- the chapters: those of `_toc.yml`, in order (`kit/course.py`: a new chapter is picked up
+  by itself); each chapter's title (its `# Title`) and learning objectives (the bullets of
+  its `Learning objectives` admonition);
 - the time to read: the words of the student's notebook (the chapter without its
   solutions, as `make assignments` writes it: `kit/assignments.py`), at
-  `WORDS_PER_MINUTE`, rounded to `ROUND_TO` minutes; no kernel runs, nothing is timed;
-- what it assumes: `ASSUMES` below, written by hand (a new chapter must add its line);
+  `WORDS_PER_MINUTE`, rounded to `ROUND_TO` minutes (`kit/reading_time.py`); no kernel
+  runs, nothing is timed;
+- what it assumes: `assumes` and `builds_on` in the chapter's own metadata
+  (`metadata["course"]`, read by `kit/course.py`);
 - its exercises (`kit/assignments.py` finds them): the ones a `lessons.check_*` call
   grades (in the reader's cell) and the open-ended ones; for each check, the mistakes it
   names, from the checks' own catalogue (`lessons.checks.catalogue()`);
 - the chapter's other checks (called in its text, or only offered by `lessons`);
 - its in-page questions (`lessons.question`): each prompt, its answer and the mistakes it names, read
-  from the stored output that nbval compares with a fresh run.
+  from the stored output that nbval compares with a fresh run (by `read_questions`, beside
+  the code that writes them in `lessons/book/widgets/question_page.py`).
 
 `tests/test_instructor_guide.py` regenerates the part and fails when the page differs.
 
@@ -27,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import re
 import sys
 from collections.abc import Mapping
@@ -36,10 +38,11 @@ from pathlib import Path
 
 import nbformat
 
-from kit import assignments
+from kit import assignments, course
+from kit.reading_time import ROUND_TO, WORDS_PER_MINUTE, minutes_to_read, word_count
+from lessons.book.widgets.question_page import read_questions
 
-TOOLS = Path(__file__).resolve().parent
-ROOT = TOOLS.parent
+ROOT = course.ROOT
 
 PAGE = ROOT / "book" / "instructor_guide.md"
 COMMAND = "make guide"
@@ -48,61 +51,7 @@ BEGIN = (
     f"do not edit by hand; change them, then run `{COMMAND}` -->"
 )
 END = "<!-- END GENERATED -->"
-WORDS_PER_MINUTE = 200
-ROUND_TO = 5  # minutes
 
-#: What each chapter builds on, by hand: (chapters, ideas from them). Chapter 1 assumes
-#: only what the landing page asks of every reader. A new chapter adds its line here.
-ASSUMES: dict[int, tuple[tuple[int, ...], str]] = {
-    1: ((), "nothing from the course: Python, NumPy arrays and the matrix product"),
-    2: ((1,), "the soft look-up, whose weights this chapter makes precise"),
-    3: ((1, 2), "embeddings and the score table `X @ X.T`; dot products and softmax"),
-    4: ((1, 2, 3), "the soft look-up; softmax over a table of scores; the projections Q, K, V"),
-    5: (
-        (1, 2, 3, 4),
-        "the review sentence; the matrix product as a table; hand-set projections; "
-        "the attention formula",
-    ),
-    6: ((3, 4), "random projections to Q, K, V; scaled scores and chapter 4's primer on gradients"),
-    7: (
-        (1, 3, 4, 6),
-        "word order (dog bites man); the fused projection; one head's weighted average; "
-        "the two boolean mask conventions",
-    ),
-    8: (
-        (1, 3, 4, 6, 7),
-        "permutation equivariance (chapter 4); the causal mask (for ALiBi); heads (for RoPE)",
-    ),
-    9: ((2, 3, 4, 5, 6, 7, 8), "one attention layer with masks, heads and positions"),
-    10: (
-        (1, 6, 7, 9),
-        "the causal mask (for the KV cache); the multi-head layer; the block and its residual",
-    ),
-    11: (
-        (4, 6, 7),
-        "attention maps; the keep-mask, used here to block a key; the multi-head layer",
-    ),
-    12: (
-        (6, 7, 9, 11),
-        "causal masks; heads; the two-layer induction circuit; reading attention maps "
-        "and testing them with interventions",
-    ),
-    13: (
-        (4, 6, 7, 8, 10),
-        "saturation of the softmax; masks; the multi-head layer and its reshapes; RoPE; the KV "
-        "cache, grouped-query and sliding-window attention",
-    ),
-}
-
-CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
-QUESTION_DATA = re.compile(
-    r'<script type="application/json" data-question-data="">(.*?)</script>', re.S
-)
-QUESTION_PROMPT = re.compile(r'<p class="lq-prompt">(.*?)</p>', re.S)
-OBJECTIVES = re.compile(
-    r"^(?P<fence>:{3,}|`{3,})\{admonition\}\s*Learning objectives\s*\n(?P<body>.*?)^(?P=fence)\s*$",
-    re.M | re.S,
-)
 NOT_YET = re.compile(r"^\W*Not yet\.\s*")
 
 
@@ -130,68 +79,15 @@ class Chapter:
     stem: str  # "01_why_attention"
     title: str
     objectives: list[str]
+    assumes: tuple[int, ...]  # the chapters it builds on
+    builds_on: str  # the ideas it takes from them
     words: int
     exercises: list[Exercise]
     text_checks: list[str]  # checks the chapter calls outside its exercises
     questions: list[Question] = field(default_factory=list)
 
 
-def chapter_sources(root: Path = ROOT) -> list[Path]:
-    """The chapters: `book/NN_*.ipynb`, in order."""
-    return assignments.chapter_sources(root)
-
-
-def title_of(nb: nbformat.NotebookNode, name: str) -> str:
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            match = re.search(r"^# (.+)$", cell.source, re.M)
-            if match:
-                return match.group(1).strip()
-    raise ValueError(f"{name}: no '# Title' heading")
-
-
-def objectives_of(nb: nbformat.NotebookNode, name: str) -> list[str]:
-    """The bullets of the chapter's `Learning objectives` admonition, one string each."""
-    for cell in nb.cells:
-        match = OBJECTIVES.search(cell.source) if cell.cell_type == "markdown" else None
-        if match is None:
-            continue
-        bullets: list[str] = []
-        for line in match.group("body").split("\n"):
-            if line.startswith("- "):
-                bullets.append(line[2:].strip())
-            elif bullets and line.startswith(" ") and line.strip():
-                bullets[-1] += " " + line.strip()  # a bullet that wraps
-        if bullets:
-            return bullets
-    raise ValueError(f"{name}: no 'Learning objectives' admonition with a list of objectives")
-
-
-def _strip_markup(text: str) -> str:
-    """Prose only: no directive fences or options, no HTML comments, math as one word."""
-    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
-    text = re.sub(r"\$\$.*?\$\$", " formula ", text, flags=re.S)
-    text = re.sub(r"\$[^$\n]+\$", " formula ", text)
-    text = re.sub(r"^\s*(`{3,}|:{3,}).*$", " ", text, flags=re.M)  # fences
-    text = re.sub(r"^:\w[\w-]*:.*$", " ", text, flags=re.M)  # directive options
-    text = re.sub(r"\{glue(?::\w+)?\}`[^`]*`", " value ", text)  # a glued number
-    text = re.sub(r"\{[\w:-]+\}`([^`<]*)(?:<[^`]*>)?`", r" \1 ", text)  # {term}`x <y>`
-    return text
-
-
-def word_count(nb: nbformat.NotebookNode) -> int:
-    """The words of a notebook's Markdown cells (`_strip_markup`)."""
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    return len(re.findall(r"[^\W_]+(?:['’.-][^\W_]+)*", _strip_markup(text)))
-
-
-def minutes_to_read(words: int) -> int:
-    """`words` at `WORDS_PER_MINUTE`, rounded to `ROUND_TO` minutes (at least `ROUND_TO`)."""
-    return max(ROUND_TO, ROUND_TO * int(words / WORDS_PER_MINUTE / ROUND_TO + 0.5))
-
-
 def _prompt_markdown(prompt_html: str) -> str:
-    prompt_html = re.sub(r'<span class="lq-tag">.*?</span>', "", prompt_html, flags=re.S)
     prompt_html = re.sub(r"<code>(.*?)</code>", "\x00\\1\x00", prompt_html, flags=re.S)
     text = html.unescape(re.sub(r"<[^>]+>", "", prompt_html)).strip()
     parts = text.split("\x00")  # odd parts were code
@@ -206,44 +102,40 @@ def questions_of(nb: nbformat.NotebookNode) -> list[Question]:
             continue
         for output in cell.get("outputs", []):
             page = output.get("data", {}).get("text/html", "")
-            if "data-question=" not in page:
-                continue
-            prompts = QUESTION_PROMPT.findall(page)
-            data = QUESTION_DATA.findall(page)
-            for prompt, raw in zip(prompts, data, strict=True):
-                record = json.loads(raw)
+            for stored in read_questions(page) if "data-question=" in page else []:
+                record = stored.data
                 mistakes = [
                     (m["name"], NOT_YET.sub("", m["message"]).strip()) for m in record["mistakes"]
                 ]
                 answer = record["messages"]["revealed"]
-                found.append(Question(_prompt_markdown(prompt), record["kind"], answer, mistakes))
+                found.append(
+                    Question(_prompt_markdown(stored.prompt), record["kind"], answer, mistakes)
+                )
     return found
 
 
-def read_chapter(path: Path) -> Chapter:
-    nb = nbformat.read(path, as_version=4)
-    name = path.name
-    student, _ = assignments.split(nb, name)
+def read_chapter(chapter: course.Chapter) -> Chapter:
+    """What the guide says of one chapter of the course model."""
+    nb = chapter.notebook
+    student, _ = assignments.split(nb, chapter.name)
     exercises, in_exercises = [], set()
-    for found in assignments.find_exercises(nb, name):
-        checks: list[str] = []
-        for index in found.reader_cells:
-            for check in CHECK_CALL.findall(nb.cells[index].source):
-                if check not in checks:
-                    checks.append(check)
+    for found in chapter.exercises:
+        checks = chapter.exercise_checks[found.title]
         in_exercises.update(found.reader_cells + found.solution_cells)
         exercises.append(Exercise(found.title, checks, bool(found.dropdowns)))
     text_checks: list[str] = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and index not in in_exercises:
-            for check in CHECK_CALL.findall(cell.source):
+            for check in course.CHECK_CALL.findall(cell.source):
                 if check not in text_checks:
                     text_checks.append(check)
     return Chapter(
-        number=int(name[:2]),
-        stem=path.stem,
-        title=title_of(nb, name),
-        objectives=objectives_of(nb, name),
+        number=chapter.number,
+        stem=chapter.stem,
+        title=chapter.title,
+        objectives=chapter.objectives,
+        assumes=chapter.facts.assumes,
+        builds_on=chapter.facts.builds_on,
         words=word_count(student),
         exercises=exercises,
         text_checks=text_checks,
@@ -316,12 +208,7 @@ def _check_lines(
 def render_chapter(
     chapter: Chapter, catalogue: Mapping[str, Mapping[str, str]], generic: set[str]
 ) -> list[str]:
-    if chapter.number not in ASSUMES:
-        raise ValueError(
-            f"book/{chapter.stem}.ipynb: kit/instructor_guide.py's ASSUMES has no line for "
-            f"chapter {chapter.number}: add what it builds on, then run `{COMMAND}`"
-        )
-    after, ideas = ASSUMES[chapter.number]
+    after, ideas = chapter.assumes, chapter.builds_on
     checked = [e for e in chapter.exercises if e.checks]
     minutes = minutes_to_read(chapter.words)
     lines = [
@@ -407,7 +294,7 @@ def render(
         "|---|---|---|---|---|---|",
     ]
     for chapter in chapters:
-        after = ASSUMES.get(chapter.number, ((), ""))[0]
+        after = chapter.assumes
         lines.append(
             f"| {chapter.number}. {{doc}}`{chapter.stem}` | {minutes_to_read(chapter.words)} "
             f"| {len(chapter.exercises)} | {sum(bool(e.checks) for e in chapter.exercises)} "
@@ -440,7 +327,7 @@ def render(
 
 def generate(root: Path = ROOT) -> str:
     catalogue, generic = load_catalogue()
-    return render([read_chapter(p) for p in chapter_sources(root)], catalogue, generic)
+    return render([read_chapter(c) for c in course.load(root).chapters], catalogue, generic)
 
 
 def updated(page: str, generated: str) -> str:

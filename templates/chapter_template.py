@@ -1,5 +1,11 @@
 # ---
 # jupyter:
+#   course:
+#     assumes: []
+#     builds_on: the ideas it takes from the chapters in assumes, for the instructor's guide
+#     key_code: []
+#     outcome: do what this chapter teaches (a verb phrase for the intro's list of outcomes)
+#     question: Which question does this chapter answer, in the reader's words?
 #   jupytext:
 #     text_representation:
 #       extension: .py
@@ -78,7 +84,7 @@ plt.show()
 answer = ...  # your code here
 lessons.check_dot_product(answer, [2, 3], [5, -1])
 
-# %% mystnb={"code_prompt_hide": "Hide solution", "code_prompt_show": "Show solution"} tags=["hide-input"]
+# %% mystnb={"code_prompt_hide": "Hide solution", "code_prompt_show": "Show solution"} tags=["hide-input", "hide-cell"]
 # Solution
 answer = np.dot([2, 3], [5, -1])
 lessons.check_dot_product(answer, [2, 3], [5, -1])

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 from repo_paths import ROOT
 
-from kit import assignments
+from kit import assignments, course
 from kit import reader_notebooks as rn
 
 CHAPTERS = assignments.chapter_sources()
@@ -30,8 +30,8 @@ SHORT = 6  # strings shorter than this ("2", "[0. 1.]") say nothing on their own
 
 
 @pytest.fixture(scope="module")
-def book() -> rn.Book:
-    return rn.Book.load()
+def book() -> course.Course:
+    return course.load()
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def test_the_solutions_copy_holds_every_solution(path, out):
     kept = {c.source: c for c in teacher.cells if c.cell_type == "code"}
     for cell in (c for c in source.cells if _is_solution(c)):
         assert cell.source in kept, f"{path.name}: a solution cell is missing"
-        outputs = [o for o in cell.outputs if not rn.is_glue_record(o)]
+        outputs = [o for o in cell.outputs if not course.is_glue_record(o)]
         assert kept[cell.source].outputs == outputs
     dropdowns = sum(len(DROPDOWN.findall(c.source)) for c in source.cells)
     summaries = sum(c.source.count("<summary>Solution") for c in teacher.cells)

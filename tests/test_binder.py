@@ -8,6 +8,8 @@ import pytest
 import yaml
 from repo_paths import ROOT
 
+from kit import course
+
 BINDER = ROOT / "binder"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 # What a chapter imports (the Colab-like check installs the same five).
@@ -52,7 +54,7 @@ def test_each_chapters_binder_button_opens_that_chapter():
     repo = CONFIG["repository"]["url"].removeprefix("https://github.com/")
     # The launch buttons open the reader notebooks, published on their own branch.
     branch = CONFIG["sphinx"]["config"].get("reader_notebooks_branch", "notebooks")
-    chapters = sorted(p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+    chapters = sorted(c.stem for c in course.load().chapters)
     for chapter in chapters:
         page = (html / f"{chapter}.html").read_text(encoding="utf-8")
         expected = f"https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=tree/book/{chapter}.ipynb"

@@ -17,7 +17,7 @@ USES_BROWSER = "def test_uses_the_browser(browser):\n    assert browser is not N
 
 def test_only_conftest_starts_chromium_or_sets_its_flags():
     starts = re.compile(r"webdriver\.Chrome\(|ChromeOptions\(|--head[l]ess|host-resolver-rule[s]")
-    sources = [*TESTS.glob("*.py"), *(ROOT / "kit").glob("*.py")]
+    sources = [*TESTS.glob("*.py"), *(ROOT / "kit").rglob("*.py")]
     found = sorted(p.name for p in sources if starts.search(p.read_text("utf-8")))
     assert found == ["chromium.py"]  # the flags and the start, for the tests and make pdf
     uses = re.compile(r"^from kit import chromium\b", re.M)

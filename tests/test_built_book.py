@@ -19,9 +19,10 @@ import yaml
 from repo_paths import BOOK, HTML, ROOT
 
 import lessons
+from kit import course
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-CHAPTERS = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.ipynb"))
+CHAPTERS = [c.stem for c in course.load().chapters]
 
 pytestmark = pytest.mark.built_book  # every test here reads the built book
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 from nbformat.v4 import new_output
-from repo_paths import BOOK
 
-from kit import execute_notebooks
+from kit import course, execute_notebooks
 
 
 def test_pieces_of_one_stream_are_joined_and_others_kept_apart():
@@ -31,7 +30,7 @@ def test_pieces_of_one_stream_are_joined_and_others_kept_apart():
     assert [o.get("name") for o in joined[:3]] == ["stdout", "stderr", "stdout"]
 
 
-@pytest.mark.parametrize("path", sorted(BOOK.glob("*.ipynb")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", course.load().notebooks, ids=lambda p: p.stem)
 def test_no_stored_output_is_split_into_pieces(path):
     # A split print shows in the book as text with a gap in it.
     nb = nbformat.read(path, as_version=4)
@@ -54,5 +53,5 @@ def test_refresh_volatile_is_a_flag_not_a_notebook(monkeypatch, capsys):
     assert calls == [(execute_notebooks.Path("book/01_why_attention.ipynb"), True)]
     calls.clear()
     execute_notebooks.main([])
-    assert len(calls) == len(list(BOOK.glob("*.ipynb")))
+    assert len(calls) == len(course.load().notebooks)
     assert not any(refresh for _, refresh in calls)

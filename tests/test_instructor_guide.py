@@ -16,10 +16,11 @@ import pytest
 import yaml
 from repo_paths import BOOK, ROOT
 
+from kit import course
 from kit import instructor_guide as guide
 from lessons.checks import catalogue  # noqa: E402
 
-CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
+CHAPTERS = course.load().paths  # in the order of _toc.yml
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_every_chapter_has_a_section_with_its_title_and_objectives(page):
         title = re.search(r"^# (.+)$", nb.cells[0].source, re.M).group(1).strip()
         assert sections[number].startswith(f"Chapter {number}: {title}\n")
         assert f"<{path.stem}>`" in sections[number], "the section links to its chapter"
-        for objective in guide.objectives_of(nb, path.name):
+        for objective in course.objectives_of(nb, path.name):
             assert f"- {objective}\n" in sections[number]
 
 
@@ -152,18 +153,31 @@ def test_the_in_page_questions_are_listed_with_their_answers_and_mistakes(page):
                 assert f"`{name}`" in section
 
 
-def test_a_new_chapter_is_picked_up_and_needs_its_line_in_assumes(tmp_path, monkeypatch):
+def test_a_new_chapter_in_the_toc_is_picked_up_and_needs_its_facts(tmp_path):
     (tmp_path / "book").mkdir()
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    first, new = CHAPTERS[0].stem, "02_new_chapter"
+    part = {
+        "caption": "All",
+        "numbered": 2,
+        "chapters": [{"file": f"book/{first}"}, {"file": f"book/{new}"}],
+    }
+    toc = {"format": "jb-book", "root": "book/intro", "parts": [part]}
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc), encoding="utf-8")
     shutil.copy(CHAPTERS[0], tmp_path / "book" / CHAPTERS[0].name)
-    shutil.copy(CHAPTERS[0], tmp_path / "book" / "99_new_chapter.ipynb")
-    sources = guide.chapter_sources(tmp_path)
-    assert [p.name for p in sources] == [CHAPTERS[0].name, "99_new_chapter.ipynb"]
-    chapters = [guide.read_chapter(p) for p in sources]
-    with pytest.raises(ValueError, match=r"ASSUMES has no line for chapter 99.*make guide"):
-        guide.render(chapters, {}, {})
-    monkeypatch.setitem(guide.ASSUMES, 99, ((1,), "chapter 1's soft look-up"))
-    text = guide.render(chapters, {}, {})
-    assert "## Chapter 99: " in text and "{doc}`Open the chapter <99_new_chapter>`" in text
+    nb = nbformat.read(CHAPTERS[0], as_version=4)
+    facts = nb.metadata.pop("course")
+    nbformat.write(nb, tmp_path / "book" / f"{new}.ipynb")
+    model = course.Course.read(tmp_path)
+    assert [c.stem for c in model.chapters] == [first, new]
+    with pytest.raises(ValueError, match=f'{new}.ipynb: the notebook.s metadata has no "course"'):
+        guide.read_chapter(model.chapters[1])
+    nb.metadata["course"] = {**facts, "assumes": [1], "builds_on": "chapter 1's soft look-up"}
+    nbformat.write(nb, tmp_path / "book" / f"{new}.ipynb")
+    model = course.Course.read(tmp_path)
+    text = guide.render([guide.read_chapter(c) for c in model.chapters], {}, {})
+    assert "## Chapter 2: " in text and f"{{doc}}`Open the chapter <{new}>`" in text
+    assert "**Assumes** chapter 1: chapter 1's soft look-up." in text
 
 
 def test_a_stale_page_names_the_command(tmp_path, monkeypatch, capsys):

@@ -18,8 +18,10 @@ import yaml
 from PIL import Image
 from repo_paths import BOOK, ROOT
 
-NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
-CHAPTERS = [p for p in NOTEBOOKS if p.name[:2].isdigit()]  # the Explorer page is not a chapter
+from kit import course
+
+NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))  # every notebook file, in the toc or not
+CHAPTERS = course.load().paths  # the chapters, from _toc.yml (kit/course.py)
 TEMPLATE = ROOT / "templates" / "chapter_template.ipynb"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 VOLATILE = re.compile(r"grad_fn=|at 0x[0-9a-f]{6,}|/tmp/|/home/|/work/|/root/|ipykernel_\d+")
@@ -38,28 +40,20 @@ def _code_cells(nb: dict) -> list[dict]:
     return [c for c in nb["cells"] if c["cell_type"] == "code"]
 
 
-def _toc_files(node) -> list[str]:
-    if isinstance(node, dict):
-        found = [node["file"]] if "file" in node else []
-        if "root" in node:
-            found.append(node["root"])
-        return found + [f for v in node.values() for f in _toc_files(v)]
-    if isinstance(node, list):
-        return [f for item in node for f in _toc_files(item)]
-    return []
-
-
 def test_there_are_chapters_to_check():
     assert len(CHAPTERS) >= 11
 
 
 def test_every_notebook_is_in_the_toc_and_every_toc_entry_exists():
-    toc = set(_toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))))
-    notebooks = {str(p.relative_to(ROOT).with_suffix("")) for p in NOTEBOOKS}
-    assert notebooks - toc == set(), "notebooks missing from _toc.yml"
-    for entry in toc:
-        matches = list(ROOT.glob(entry + ".*"))
-        assert matches, f"_toc.yml lists {entry}, which does not exist"
+    pages = course.Course.read(ROOT).page_paths  # ValueError: an entry without its file
+    assert set(NOTEBOOKS) - set(pages.values()) == set(), "notebooks missing from _toc.yml"
+
+
+def test_the_chapters_are_the_numbered_notebooks_in_the_order_of_the_toc():
+    numbered = sorted(p for p in NOTEBOOKS if re.match(r"\d\d_", p.name))
+    assert CHAPTERS == numbered, (
+        "a book/NN_*.ipynb must be chapter NN of a numbered part of _toc.yml"
+    )
 
 
 @pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.name)

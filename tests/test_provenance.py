@@ -14,11 +14,11 @@ import re
 from functools import cache
 
 import pytest
-from repo_paths import BOOK
 
 import lessons
 import lessons.checks
 import lessons.lm
+from kit import course
 
 REFERENCE = re.compile(r"\(chapters? (\d+(?:(?:, | and | to |, and )\d+)*)\)")
 
@@ -37,7 +37,7 @@ def chapters_named(docstring: str) -> set[int]:
 @cache
 def code_of_chapter(number: int) -> str:
     """The code cells of chapter ``number``, joined."""
-    (path,) = BOOK.glob(f"{number:02d}_*.ipynb")
+    path = course.load().chapter(number).path
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
 

@@ -19,6 +19,7 @@ import pytest
 import yaml
 from repo_paths import EXTENSIONS, HTML, ROOT
 
+from kit import course, myst
 from kit import reader_notebooks as rn
 
 
@@ -38,8 +39,8 @@ GLUE_ROLE = re.compile(r"\{(glue(?::\w+)?)\}`([^`]+)`")
 
 
 @pytest.fixture(scope="module")
-def book() -> rn.Book:
-    return rn.Book.load()
+def book() -> course.Course:
+    return course.load()
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_every_glued_value_is_written_in_as_the_book_formats_it(path, readers):
     from myst_nb.core.variables import format_plain_text
 
     source = nbformat.read(path, as_version=4)
-    records = rn.glue_records(source)
+    records = course.glue_records(source)
     text = _markdown(readers[path.stem])
     roles = GLUE_ROLE.findall(_markdown(source))
     for role, content in roles:
@@ -161,9 +162,9 @@ def test_chapter_5_opens_with_its_objectives_and_links_its_terms(readers, book):
 
 
 @pytest.fixture
-def page(book) -> rn.Page:
+def page(book) -> myst.Page:
     glue = {"x": {"text/plain": "0.12345"}, "s": {"text/plain": "'a b'", "text/markdown": "a b"}}
-    return rn.Page(book, "book/05_hand_worked_example", glue)
+    return myst.Page(book, "book/05_hand_worked_example", glue)
 
 
 @pytest.mark.parametrize(
@@ -175,12 +176,12 @@ def page(book) -> rn.Page:
     ],
 )
 def test_the_online_book_url_follows_the_repository_url(url, expected):
-    assert rn.book_url({"repository": {"url": url}}) == expected
+    assert course.book_url({"repository": {"url": url}}) == expected
 
 
 def test_a_repository_url_off_github_is_refused():
     with pytest.raises(ValueError, match="repository.url"):
-        rn.book_url({"repository": {"url": "https://gitlab.com/a/b"}})
+        course.book_url({"repository": {"url": "https://gitlab.com/a/b"}})
 
 
 def test_the_config_url_is_the_one_used(book):
@@ -262,11 +263,11 @@ def test_unknown_myst_stops_the_conversion(page, text, message):
 
 
 def test_glossary_and_bibliography_parsing():
-    terms = rn.glossary_terms(
+    terms = course.glossary_terms(
         "Intro\n\n```{glossary}\n:sorted:\nKV cache\n  What it is.\n\nhead\n  One.\n```\n"
     )
     assert terms == {"kv cache": "KV cache", "head": "head"}
-    labels = rn.citation_labels(
+    labels = course.citation_labels(
         "@book{k1,\n  author = {R{\\'e}, Chris and Fran{\\c{c}}ois, A.},\n  year = {2020}\n}\n"
         "@misc{k2,\n  author = {Solo, Han},\n  year = {1977}\n}\n"
     )

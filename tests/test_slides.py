@@ -31,7 +31,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from repo_paths import ROOT
 
-from kit import slides
+import lessons
+from kit import course, slides
+from kit.slides import cells
+from kit.slides import text as slide_text
+from lessons.book.widgets.question_page import read_questions
 
 CHAPTERS = slides.chapters()
 DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+")
@@ -47,7 +51,7 @@ def built(tmp_path_factory) -> tuple[Path, dict[str, slides.Deck | str]]:
     deck (a new chapter not tagged yet) fails its own tests, not every chapter's.
     """
     out = tmp_path_factory.mktemp("slides")
-    book = slides.rn.Book.load(ROOT)
+    book = course.load(ROOT)
     decks: dict[str, slides.Deck | str] = {}
     for path in CHAPTERS:
         try:
@@ -248,7 +252,7 @@ def test_a_paragraph_wall_keeps_its_first_sentence_and_the_notes_get_it_whole(tm
     assert wall.strip() in re.sub(r"\s+", " ", said)
     assert "Said after" not in said and "Not noted" not in said
     words = [len(re.sub(r"<[^>]+>", " ", p).split()) for p in re.findall(r"<p>(.*?)</p>", shown)]
-    assert max(words) <= slides.WALL
+    assert max(words) <= slide_text.WALL
 
 
 def test_every_deck_loads_the_notes_plugin_and_every_chapter_deck_has_speaker_notes(built):
@@ -313,9 +317,11 @@ def test_a_question_shows_its_prompt_and_choices_never_its_answer(tmp_path):
     shown = slides.build_deck(_notebook(tmp_path, [_markdown("# Small", "slide"), cell]))
     shown = shown.slides[1].html()
     page = str(stored.outputs)
-    prompt = re.search(r'<p class="lq-prompt"><span class="lq-tag">[^<]*</span> ([^<]+)', page)
-    assert prompt.group(1).strip() in shown
-    assert shown.count("<li>") == page.count('class="lq-choice"') >= 2
+    (question,) = [
+        q for o in stored.outputs for q in read_questions(o.get("data", {}).get("text/html", ""))
+    ]
+    assert question.prompt.strip() in shown
+    assert shown.count("<li>") == len(question.choices) == page.count('class="lq-choice"') >= 2
     assert "<script" not in shown and "data-answer" not in shown
     assert not [m for m in _answers(nbformat.v4.new_notebook(cells=[stored])) if m in shown]
 
@@ -368,11 +374,11 @@ def test_a_code_slide_shows_the_source_for_highlighting_and_its_printed_output(t
     ]
     assert "scores &lt; top" in shown  # escaped, so the browser shows it as written
     output = re.search(r'<pre class="output">(.*?)</pre>', shown, re.S).group(1).split("\n")
-    assert len(output) == slides.OUTPUT_LINES and output[0] == "line 0" and output[-1] == "⋮"
+    assert len(output) == cells.OUTPUT_LINES and output[0] == "line 0" and output[-1] == "⋮"
 
 
 def test_a_code_slide_too_long_is_an_error_unless_it_picks_its_lines(tmp_path):
-    long = "\n".join(f"x{k} = {k}  # [1]" for k in range(slides.CODE_LINES + 3))
+    long = "\n".join(f"x{k} = {k}  # [1]" for k in range(cells.CODE_LINES + 3))
     path = _notebook(tmp_path, [_markdown("# Small", "slide"), _code(long, ["slide-code"])])
     with pytest.raises(ValueError, match=r"cell 1 is tagged slide-code but has 21 lines"):
         slides.build_deck(path)
@@ -393,25 +399,9 @@ def test_a_code_slide_too_long_is_an_error_unless_it_picks_its_lines(tmp_path):
         slides.build_deck(_notebook(tmp_path, [_markdown("# Small", "slide-code")]))
 
 
-#: The code each chapter's point rests on, shown on one of its slides (a `slide-code` cell).
-KEY_CODE = {
-    "01": ["def mix_by_similarity", "def soft_lookup"],
-    "02": ["K = np.array(", "def softmax_naive"],
-    "03": ["W_Q = rng.normal", "np.concatenate([W_Q, W_K, W_V], axis=1)"],
-    "04": ["def attention_numpy", "def attention_torch"],
-    "06": ["np.where(keep, Z, -np.inf)", "def self_attention"],
-    "07": [".transpose(1, 2)", "def multi_head_attention"],
-    "08": ["def rope_complex"],
-    "09": ["norm1(x + a)", "norm2(u + ffn_u)"],
-    "10": ["z_max_new = max(z_max", "K_cache[layer, t - 1]"],
-    "11": ["train(", "AttentionModel("],
-    "13": ["repeat_kv", "window_mask", "sink_softmax", "KVCache"],
-}
-
-
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
 def test_where_the_chapters_point_is_code_a_slide_shows_that_code(built, chapter):
-    wanted = KEY_CODE.get(chapter.name[:2], [])
+    wanted = course.load().chapter(chapter).facts.key_code  # the chapter's metadata["course"]
     if not wanted:
         pytest.skip("no code named for this chapter")
     deck, _ = _deck(built, chapter)
@@ -429,12 +419,12 @@ def test_a_question_shows_the_data_its_cell_writes_out_unless_the_prompt_says_it
         for cell in nbformat.read(CHAPTERS[1], as_version=4).cells
         if "lessons.question(" in cell.source and "np.inf" in cell.source
     )
-    assert slides.givens(stored.source) == [stored.source.split("\n")[0]]  # x = np.array([...])
-    assert slides.givens("rng = lessons.setup(3)\nn = len(x)\nlessons.question('?', 1)") == []
-    assert slides.givens("d, h = 512, 8\nlessons.question('?', 1)\ne = 3") == ["d, h = 512, 8"]
-    page = '<p class="lq-prompt"><span class="lq-tag">Predict</span> With h = 8 heads?</p>'
-    assert "<pre" in slides._question(page, ["d, h = 512, 8"])
-    assert "<pre" not in slides._question(page, ["h = 8  # heads"])  # the prompt says it
+    assert cells.givens(stored.source) == [stored.source.split("\n")[0]]  # x = np.array([...])
+    assert cells.givens("rng = lessons.setup(3)\nn = len(x)\nlessons.question('?', 1)") == []
+    assert cells.givens("d, h = 512, 8\nlessons.question('?', 1)\ne = 3") == ["d, h = 512, 8"]
+    page = lessons.question("With h = 8 heads?", 1)._repr_html_()
+    assert "<pre" in cells.question_slide(page, ["d, h = 512, 8"])
+    assert "<pre" not in cells.question_slide(page, ["h = 8  # heads"])  # the prompt says it
 
 
 DATA = re.compile(r'<pre\b|<table\b|class="math"|<figure\b')
@@ -571,7 +561,7 @@ def test_a_long_list_goes_on_over_slides_and_a_long_item_keeps_its_first_sentenc
     first, second = (_visible(s.html()) for s in deck.slides[1:])
     assert "<h2>Recap</h2>" in first and "<h2>Recap (continued)</h2>" in second
     counts = [s.count("<li>") for s in (first, second)]
-    assert sum(counts) == 11 and max(counts) <= slides.MAX_ITEMS and min(counts) >= 4
+    assert sum(counts) == 11 and max(counts) <= slide_text.MAX_ITEMS and min(counts) >= 4
     assert "Point 0 is short." in first and "More words" not in first
     assert "More words here." in _notes(deck.slides[1].html())  # the notes keep it whole
 
@@ -579,14 +569,16 @@ def test_a_long_list_goes_on_over_slides_and_a_long_item_keeps_its_first_sentenc
 @given(st.lists(st.integers(1, 60), min_size=1, max_size=30))
 def test_a_split_list_keeps_every_item_in_order_and_each_slide_within_the_limits(sizes):
     markdown = "\n".join(f"- item{k} " + "w " * (size - 1) for k, size in enumerate(sizes))
-    groups = slides._split_list(slides.MD.parse(markdown))
+    groups = slide_text.split_list(slide_text.MD.parse(markdown))
     shown = groups[0::2]  # lists, with an empty group (a slide break) between two
     assert all(shown) and not any(groups[1::2])
     found = []
     for group in shown:
         items = [t.content for t in group if t.type == "inline"]
         words = sum(len(i.split()) for i in items)
-        assert len(items) == 1 or (len(items) <= slides.MAX_ITEMS and words <= slides.LIST_WORDS)
+        assert len(items) == 1 or (
+            len(items) <= slide_text.MAX_ITEMS and words <= slide_text.LIST_WORDS
+        )
         found += [i.split()[0] for i in items]
     assert found == [f"item{k}" for k in range(len(sizes))]
 
@@ -604,11 +596,11 @@ def test_a_split_list_keeps_every_item_in_order_and_each_slide_within_the_limits
 )
 def test_a_cut_never_splits_a_formula_or_code_and_keeps_at_most_its_limit(atoms):
     text = " ".join(atoms)
-    cut = slides._cut(text, 20)
+    cut = slide_text.cut(text, 20)
     kept = cut.removesuffix(" …")
     assert text.startswith(kept) or kept == text
     assert kept.count("$") % 2 == 0 and kept.count("`") % 2 == 0
-    assert len(slides.ATOM.findall(kept)) <= 20  # no sentence ends here: the limit holds
+    assert len(slide_text.ATOM.findall(kept)) <= 20  # no sentence ends here: the limit holds
     assert (kept == text) == (len(atoms) <= 20)
 
 

@@ -13,10 +13,12 @@ import io
 from pathlib import Path
 
 import pytest
-from repo_paths import EXTENSIONS, HTML, ROOT
+from repo_paths import EXTENSIONS, HTML
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxWarning
 from sphinx.util.docutils import docutils_namespace
+
+from kit import course
 
 PAGE = """\
 A page with a citation
@@ -134,7 +136,7 @@ BUILT_PAGES = sorted((HTML / "book").glob("*.html")) if (HTML / "index.html").ex
 
 @pytest.mark.skipif(not BUILT_PAGES, reason="the book is not built: run `make book`")
 def test_the_built_book_uses_the_overrides_and_the_mended_markup():
-    chapters = {p.stem for p in (ROOT / "book").glob("[0-9][0-9]_*.ipynb")}
+    chapters = {c.stem for c in course.load().chapters}
     hidden = 0
     for page in BUILT_PAGES:
         html = page.read_text(encoding="utf-8")

@@ -18,10 +18,10 @@ import torch
 from exercise_givens import givens as notebook_givens
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from repo_paths import BOOK
 from wrong_answers import NOT_APPLICABLE, RIGHT, WRONG, givens
 
 import lessons
+from kit import course
 from lessons.checks import __all__ as CHECKS
 
 CHECK_NAMES = [name for name in CHECKS if name.startswith("check_")]
@@ -50,7 +50,7 @@ def test_every_check_has_wrong_answers_in_the_library():
     assert all(RIGHT.get(name) for name in CHECK_NAMES), set(CHECK_NAMES) - set(RIGHT)
 
 
-@pytest.mark.parametrize("notebook", sorted(p.name for p in BOOK.glob("[0-9][0-9]_*.ipynb")))
+@pytest.mark.parametrize("notebook", [c.name for c in course.load().chapters])
 def test_every_exercise_is_judged_on_its_own_notebooks_givens(notebook):
     """An exercise's check call, run from the notebook, hands the library the inputs it tests."""
     for name, calls in notebook_givens(notebook).items():

@@ -1,8 +1,8 @@
 """Chapter 1's wrong answers (Why attention): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -98,14 +98,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_pair_count": PAIR_COUNT,
     "check_soft_lookup": SOFT_LOOKUP,
     "check_split_query": SPLIT_QUERY,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_pair_count": None,
-    "check_soft_lookup": "01_why_attention.ipynb",
-    "check_split_query": "01_why_attention.ipynb",
 }
 
 

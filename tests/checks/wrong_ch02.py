@@ -1,8 +1,8 @@
 """Chapter 2's wrong answers (Dot products and softmax): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -171,15 +171,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_key_for_scores": KEY_FOR_SCORES,
     "check_perpendicular_entry": PERPENDICULAR,
     "check_softmax_function": SOFTMAX_FUNCTION,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_dot_product": None,
-    "check_key_for_scores": "02_dot_products_and_softmax.ipynb",
-    "check_perpendicular_entry": "02_dot_products_and_softmax.ipynb",
-    "check_softmax_function": "02_dot_products_and_softmax.ipynb",
 }
 
 

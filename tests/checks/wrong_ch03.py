@@ -1,8 +1,8 @@
 """Chapter 3's wrong answers (Queries, keys and values): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -144,14 +144,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_fused_score": FUSED_SCORE,
     "check_one_way_look": ONE_WAY_LOOK,
     "check_projection": PROJECTION,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_fused_score": "03_queries_keys_values.ipynb",
-    "check_one_way_look": "03_queries_keys_values.ipynb",
-    "check_projection": "03_queries_keys_values.ipynb",
 }
 
 

@@ -1,8 +1,8 @@
 """Chapter 4's wrong answers (Scaled dot-product attention): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -113,12 +113,6 @@ def _attention_torch(Q, K, V):
 
 WRONG: dict[str, list[Wrong]] = {
     "check_attention": ATTENTION,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_attention": "04_scaled_dot_product_attention.ipynb",
 }
 
 

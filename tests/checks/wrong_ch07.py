@@ -1,8 +1,8 @@
 """Chapter 7's wrong answers (Multi-head attention): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -107,14 +107,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_head_width_parameter_count": HEAD_WIDTH,
     "check_mha_parameter_count": MHA_COUNT,
     "check_split_heads": SPLIT_HEADS,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_head_width_parameter_count": "07_multi_head_attention.ipynb",
-    "check_mha_parameter_count": "07_multi_head_attention.ipynb",
-    "check_split_heads": "07_multi_head_attention.ipynb",
 }
 
 

@@ -1,8 +1,8 @@
 """Chapter 8's wrong answers (Positional encoding): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -89,12 +89,6 @@ SINUSOIDAL = [
 
 WRONG: dict[str, list[Wrong]] = {
     "check_sinusoidal_encoding": SINUSOIDAL,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_sinusoidal_encoding": "08_positional_encoding.ipynb",
 }
 
 

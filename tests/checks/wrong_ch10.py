@@ -1,8 +1,8 @@
 """Chapter 10's wrong answers (Complexity and efficiency): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -174,14 +174,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_block_quadratic_share": BLOCK_SHARE,
     "check_online_update": ONLINE_UPDATE,
     "check_weight_bytes": WEIGHT_BYTES,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_block_quadratic_share": "10_complexity_and_efficiency.ipynb",
-    "check_online_update": "10_complexity_and_efficiency.ipynb",
-    "check_weight_bytes": "10_complexity_and_efficiency.ipynb",
 }
 
 

@@ -1,8 +1,8 @@
 """Chapter 11's wrong answers (Seeing attention learn): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -126,13 +126,6 @@ def _trained_move_model():
 WRONG: dict[str, list[Wrong]] = {
     "check_blocked_accuracy": BLOCKED_ACCURACY,
     "check_cls_row": CLS_ROW,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_blocked_accuracy": None,
-    "check_cls_row": "11_seeing_attention_learn.ipynb",
 }
 
 

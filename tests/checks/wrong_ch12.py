@@ -1,8 +1,8 @@
 """Chapter 12's wrong answers (Attention in a language model trained on real text): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -137,14 +137,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_copy_ratio": COPY_RATIO,
     "check_induction_score": INDUCTION,
     "check_previous_token_score": PREVIOUS_TOKEN,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_copy_ratio": "12_language_model_on_real_text.ipynb",
-    "check_induction_score": "12_language_model_on_real_text.ipynb",
-    "check_previous_token_score": "12_language_model_on_real_text.ipynb",
 }
 
 

@@ -1,8 +1,8 @@
 """Chapter 13's wrong answers (Attention in today's models): the slips each of its checks must reject.
 
 ``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``NOTEBOOK[check]``: the notebook whose exercise cell gives the first
-inputs; ``EXTRA[check]``: the other inputs. ``tests/checks/library.py`` says what each is.
+in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
+model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
 """
 
 from __future__ import annotations
@@ -154,15 +154,6 @@ WRONG: dict[str, list[Wrong]] = {
     "check_kv_heads": KV_HEADS,
     "check_sink_weights": SINK_WEIGHTS,
     "check_absorbed_scores": ABSORBED_SCORES,
-}
-
-
-#: Where each check's exercise inputs are read: its chapter's notebook, or none.
-NOTEBOOK: dict[str, str | None] = {
-    "check_window_mask": CH13,
-    "check_kv_heads": CH13,
-    "check_sink_weights": CH13,
-    "check_absorbed_scores": CH13,
 }
 
 

@@ -10,6 +10,8 @@ The page contract that the tests and the script share is written once, in
 from __future__ import annotations
 
 import html
+import json
+import re
 from typing import Any, Protocol
 
 import numpy as np
@@ -17,7 +19,7 @@ import numpy as np
 from lessons.masks import causal_mask, combine_masks, padding_mask
 
 from .explorer_inputs import DECIMALS, number, rows
-from .widget import asset, embed_json
+from .widget import asset, data_script, embed_json
 
 
 class Explorer(Protocol):
@@ -74,6 +76,25 @@ def head_label(i: int, d_k: int, d_v: int, split: bool) -> str:
     return label
 
 
+#: The attribute ``explorer.js`` sets to "true" on the explorer's root once it has started.
+READY = "data-explorer-ready"
+#: What selects an explorer's root.
+ROOT_SELECTOR = "[data-explorer]"
+DATA_ATTRIBUTE = "data-explorer-data"
+_SCRIPT_AFTER_DATA = re.compile(rf'({DATA_ATTRIBUTE}="">.*?</script>)<script>', re.S)
+
+
+def read_data(page: str) -> list[dict[str, Any]]:
+    """The data of every explorer in ``page`` (HTML ``page_html`` wrote), in order."""
+    return [json.loads(m.group(2)) for m in data_script(DATA_ATTRIBUTE).finditer(page)]
+
+
+def without_scripts(page: str) -> tuple[str, int]:
+    """``page`` with each explorer's script kept as text, not run (``type="text/plain"``),
+    and how many: on paper the static table ``page_html`` writes is what shows."""
+    return _SCRIPT_AFTER_DATA.subn(r'\1<script type="text/plain">', page)
+
+
 def page_html(ex: Explorer) -> str:
     """The whole widget: styles, static table, data as JSON, and the script."""
     payload = embed_json(ex.data())  # floats rounded, "</" escaped
@@ -83,7 +104,7 @@ def page_html(ex: Explorer) -> str:
         f'aria-label="{label}">'
         f"<style>{asset('explorer.css')}</style>"
         f"{static_html(ex)}"
-        f'<script type="application/json" data-explorer-data="">{payload}</script>'
+        f'<script type="application/json" {DATA_ATTRIBUTE}="">{payload}</script>'
         f"<script>{asset('explorer.js')}</script>"
         "</div>"
     )

@@ -24,9 +24,18 @@ import numpy as np
 from lessons.lm.checkpoints import checkpoints, manifest, stored_weights
 from lessons.lm.text import VOCAB, encode
 
-from .widget import widget_html
+from .widget import data_script, widget_html
 
-__all__ = ["DEFAULT_STEPS", "DEFAULT_TEXT", "LMWidget", "widget"]
+__all__ = ["DATA", "DEFAULT_STEPS", "DEFAULT_TEXT", "LOADED", "LMWidget", "ROOT_SELECTOR", "widget"]
+
+DATA_ATTRIBUTE = "data-lm-data"
+#: The widget's embedded JSON in a page (groups: opening tag, JSON, closing tag): what
+#: ``_ext/lm_checkpoints.py`` reads and rewrites in the built book.
+DATA = data_script(DATA_ATTRIBUTE)
+#: The attribute ``lm.js`` sets to "true" once every step's weights are in the page.
+LOADED = "data-lm-loaded"
+#: What selects the widget's root.
+ROOT_SELECTOR = "[data-lm-widget]"
 
 
 #: Three checkpoints: before the layer-1 induction head forms (1500: its induction score
@@ -115,7 +124,7 @@ class LMWidget:
             {"class": "lw llm", "data-lm-widget": ""},
             note + body,
             self.payload,
-            data_attribute="data-lm-data",
+            data_attribute=DATA_ATTRIBUTE,
             styles=("core.css", "lm.css"),
             script="lm.js",
             label="Chapter 12 language model: attention and next-character guesses",

@@ -11,12 +11,14 @@ and the ``revealed`` message in an "Answers to the questions" section at the cha
 from __future__ import annotations
 
 import html
+import json
 import re
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from .widget import widget_html
+from .widget import data_script, widget_html
 
 
 class Question(Protocol):
@@ -36,7 +38,7 @@ class Question(Protocol):
     def data(self) -> dict[str, Any]: ...
 
 
-__all__ = ["inline_code", "question_html"]
+__all__ = ["StoredQuestion", "inline_code", "question_html", "read_questions"]
 
 _TEXT_INPUT = (
     'type="text" autocomplete="off" autocapitalize="off" spellcheck="false" class="lq-input"'
@@ -71,7 +73,7 @@ def question_html(q: Question) -> str:
         },
         body,
         q.data(),
-        data_attribute="data-question-data",
+        data_attribute=DATA_ATTRIBUTE,
         styles=("core.css", "question.css"),
         digits=q.digits(),
         script="question.js",
@@ -156,3 +158,39 @@ def _within(q: Question) -> str:
 def _plain(x: float) -> str:
     """A tolerance as short text: ``0.005``, ``0.5``, ``1``."""
     return f"{x:g}"
+
+
+DATA_ATTRIBUTE = "data-question-data"
+_ROOT = re.compile(r'<div[^>]* data-question="')
+_PROMPT = re.compile(r'<p class="lq-prompt">(.*?)</p>', re.S)
+_TAG = re.compile(r'<span class="lq-tag">.*?</span>\s*', re.S)
+_CHOICE = re.compile(r'<label class="lq-choice">(.*?)</label>', re.S)
+
+
+@dataclass(frozen=True)
+class StoredQuestion:
+    """A question read back from the HTML ``question_html`` wrote (a stored output)."""
+
+    prompt: str  # the prompt's HTML, without its "Predict, then check" tag
+    choices: tuple[str, ...]  # each choice's label HTML, without its input
+    data: dict[str, Any]  # the embedded JSON: kind, answer's messages, mistakes ...
+
+
+def read_questions(page: str) -> list[StoredQuestion]:
+    """Every question in ``page`` (an output's HTML, or a built page), in order.
+
+    The one reader of this module's markup: the slides (a prompt without its answer) and
+    the instructor's guide (prompt, answer and mistakes) read questions here.
+    """
+    starts = [m.start() for m in _ROOT.finditer(page)]
+    found = []
+    for start, end in zip(starts, [*starts[1:], len(page)], strict=True):
+        part = page[start:end]
+        prompt, data = _PROMPT.search(part), data_script(DATA_ATTRIBUTE).search(part)
+        if prompt is None or data is None:
+            raise ValueError("a question's HTML lacks its prompt or its data: rerun its cell")
+        choices = tuple(re.sub(r"<input[^>]*>\s*", "", c) for c in _CHOICE.findall(part))
+        found.append(
+            StoredQuestion(_TAG.sub("", prompt.group(1)), choices, json.loads(data.group(2)))
+        )
+    return found

@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,11 @@ import numpy as np
 
 __all__ = [
     "ASSETS",
+    "READY",
+    "ROOT_SELECTOR",
     "SIGNIFICANT_DIGITS",
     "asset",
+    "data_script",
     "embed_json",
     "stable_floats",
     "stored_digits",
@@ -39,6 +43,12 @@ __all__ = [
 #: BLAS changes about the 16th (``5.656854249492381`` here, ``5.65685424949238`` there);
 #: 10 is far below that noise and far finer than any question's tolerance.
 SIGNIFICANT_DIGITS = 10
+
+#: The attribute ``core.js`` sets to "true" on a widget's root once its script has started.
+READY = "data-ready"
+
+#: What selects the root of every widget ``widget_html`` writes (the class every root has).
+ROOT_SELECTOR = ".lw"
 
 #: The folder of the widgets' scripts and styles, shipped as package data.
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -130,4 +140,16 @@ def widget_html(
         f'<script type="application/json" {data_attribute}="">{embed_json(data, digits)}</script>'
         f"<script>{asset('core.js')}\n{asset(script)}</script>"
         "</div>"
+    )
+
+
+def data_script(data_attribute: str) -> re.Pattern[str]:
+    """The data element ``widget_html`` writes, to read back or replace in a page's HTML.
+
+    Matches ``<script type="application/json" data_attribute="">JSON</script>`` with three
+    groups: the opening tag, the JSON, the closing tag (``json.loads`` reads the second).
+    """
+    return re.compile(
+        rf'(<script type="application/json" {re.escape(data_attribute)}="">)(.*?)(</script>)',
+        re.S,
     )
