@@ -25,7 +25,6 @@ from .ch02 import (
     check_dot_product,
     check_key_for_scores,
     check_perpendicular_entry,
-    check_score_matrix,
     check_softmax_function,
 )
 from .ch03 import check_fused_score, check_one_way_look, check_projection
@@ -60,7 +59,6 @@ __all__ = [
     "check_dot_product",
     "check_key_for_scores",
     "check_perpendicular_entry",
-    "check_score_matrix",
     "check_softmax_function",
     "check_fused_score",
     "check_one_way_look",
