@@ -181,18 +181,42 @@ class MultiHeadAttention(nn.Module):
 
         Afterwards both give equal outputs; note that ``mha`` returns weights
         averaged over heads unless called with ``average_attn_weights=False``,
-        and that its boolean masks use True = *blocked*.
+        and that its boolean masks use True = *blocked*. The copy has no dropout:
+        a module with ``dropout > 0`` is copied only in eval mode (``mha.eval()``),
+        where its dropout does nothing and both compute the same.
 
         Raises:
-            ValueError: if ``mha`` has separate key/value widths (``kdim``/``vdim``)
-                or biases on keys and values (``add_bias_kv``), which this module
-                does not model.
+            ValueError: if ``mha`` has separate key/value widths (``kdim``/``vdim``),
+                biases on keys and values (``add_bias_kv``) or an extra all-zero key
+                and value (``add_zero_attn``), which this module does not model, or
+                has ``dropout > 0`` while in training mode.
         """
         if not isinstance(mha, nn.MultiheadAttention):
             raise ValueError(f"mha must be an nn.MultiheadAttention; got {type(mha).__name__}")
-        if not mha._qkv_same_embed_dim or mha.bias_k is not None:
+        if not mha._qkv_same_embed_dim:
             raise ValueError(
-                "only nn.MultiheadAttention with kdim = vdim = embed_dim and no add_bias_kv"
+                f"mha has kdim={mha.kdim}, vdim={mha.vdim} and embed_dim={mha.embed_dim}: "
+                "MultiHeadAttention projects keys and values from inputs of width "
+                "embed_dim only; build it with kdim = vdim = embed_dim (the default)"
+            )
+        if mha.bias_k is not None:
+            raise ValueError(
+                "mha has add_bias_kv=True: it appends a learned key and value to every "
+                "sequence, which MultiHeadAttention does not model; build it with "
+                "add_bias_kv=False (the default)"
+            )
+        if mha.add_zero_attn:
+            raise ValueError(
+                "mha has add_zero_attn=True: it appends an all-zero key and value to every "
+                "sequence, so each query has one more key to weigh and its outputs differ "
+                "from MultiHeadAttention's; build it with add_zero_attn=False (the default)"
+            )
+        if mha.dropout > 0 and mha.training:
+            raise ValueError(
+                f"mha has dropout={mha.dropout} and is in training mode, where it zeroes "
+                "random weights on every call; the copy has no dropout, so the two would "
+                "differ: call mha.eval() first (dropout then does nothing) or build it "
+                "with dropout=0"
             )
         bias = mha.in_proj_bias is not None
         copy = cls(mha.embed_dim, mha.num_heads, bias=bias).to(mha.in_proj_weight.dtype)
