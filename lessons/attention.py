@@ -47,6 +47,13 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
         V     [..., n_k, d_v]   one value row per key
         mask  broadcastable to [..., n_q, n_k], boolean, True = "may attend"
 
+    The mask must broadcast *to* the weights' shape: it may have fewer leading axes or
+    axes of size 1, but not more axes (a ``[B, 1, n, n]`` mask with ``[B, n, d_k]``
+    inputs is refused, as ``F.scaled_dot_product_attention`` refuses it). Only boolean
+    masks are taken: a float mask is refused with advice for what it holds (an
+    additive mask of 0 and ``-inf`` becomes ``mask == 0``; a bias such as ALiBi's is
+    added to the scores instead, chapter 8).
+
     Returns ``(output, weights)``, that is ``(O, A)``, with ``output [..., n_q, d_v]``
     and ``weights [..., n_q, n_k]``. Every row of ``weights`` sums to 1 and masked
     entries are exactly 0. A query whose mask row is all ``False`` may attend to
@@ -158,7 +165,12 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
 
 
 def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
-    """Validate a boolean keep-mask and return it as the same kind as the scores."""
+    """Validate a boolean keep-mask and return it as the same kind as the scores.
+
+    The mask must broadcast *to* ``scores_shape`` (as ``F.scaled_dot_product_attention``
+    requires): it may have fewer axes or axes of size 1, never more axes than the scores,
+    which would silently give an output of another shape.
+    """
     try:
         dtype = mask.dtype if is_tensor(mask) else np.asarray(mask).dtype
     except ValueError:
@@ -166,17 +178,62 @@ def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
     if dtype not in (torch.bool, np.bool_):
         raise ValueError(
             f"mask must be boolean (True = may attend, False = blocked); got dtype {dtype}. "
-            "An additive mask of 0 and -inf is a different convention (chapter 6): "
-            "turn it into a boolean one with `mask == 0`"
+            + _float_mask_advice(mask, dtype)
         )
     shape = tuple(mask.shape) if is_tensor(mask) else np.shape(mask)
     try:
-        np.broadcast_shapes(shape, scores_shape)
+        fits = np.broadcast_shapes(shape, scores_shape) == tuple(scores_shape)
     except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(
             f"mask of shape {list(shape)} does not broadcast to the attention weights' "
-            f"shape {list(scores_shape)} ([..., n_q, n_k])"
+            f"shape {list(scores_shape)} ([..., n_q, n_k]): it may drop leading axes or "
+            "have size 1 on an axis, but must not add axes or change a size"
+            + _offset_hint(shape, scores_shape)
         ) from None
     if like is None:
         return as_numpy(mask, dtype=bool)
     return torch.as_tensor(mask if is_tensor(mask) else np.asarray(mask), device=like.device)
+
+
+def _float_mask_advice(mask: Any, dtype: Any) -> str:
+    """What to do with a mask that is not boolean, for what it most likely holds."""
+    try:
+        values = as_numpy(mask.float() if is_tensor(mask) else mask).astype(np.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return "pass a boolean array or tensor of the scores' shape [..., n_q, n_k]"
+    finite = values[np.isfinite(values)]
+    if np.isnan(values).any() or np.isposinf(values).any():
+        return "it holds NaN or +inf, which is neither a mask nor a bias"
+    blocked = values <= -1e4  # -inf, or a large negative stand-in such as -1e9
+    if not (finite != 0).any() or (not (values[~blocked] != 0).any() and blocked.any()):
+        return (
+            "It holds only 0 and large negative entries: an additive mask (chapter 6), "
+            "0 where a key may be seen. Turn it into a boolean keep-mask with `mask == 0`"
+        )
+    if set(np.unique(values).tolist()) <= {0.0, 1.0}:
+        return (
+            "It holds 0 and 1: if 1 means 'may attend' (a padding mask from a tokenizer), "
+            "use `mask == 1`; if 1 means 'blocked', use `mask == 0`"
+        )
+    return (
+        "It holds other values too, so it is an additive bias (ALiBi, a learned bias; "
+        "chapter 8), not a mask: `mask == 0` would block nearly every key. Add the bias "
+        "to the scaled scores yourself, softmax(Q K^T / sqrt(d_k) + bias) V, or pass it "
+        "to F.scaled_dot_product_attention as attn_mask, which adds a float mask"
+    )
+
+
+def _offset_hint(shape: tuple[int, ...], scores_shape: tuple[int, ...]) -> str:
+    """A pointer to the offset rule when a square causal mask meets fewer queries than keys."""
+    n_q, n_k = scores_shape[-2:]
+    square = len(shape) >= 2 and shape[-2] == shape[-1] in (n_q, n_k)
+    if not square or n_q >= n_k:
+        return ""
+    return (
+        f". With {n_q} queries and {n_k} keys a causal mask is not causal_mask(n): when the "
+        f"queries are the last {n_q} tokens (new tokens after cached ones, chapter 10's KV "
+        f"cache), keep the last {n_q} rows, causal_mask({n_k})[-{n_q}:], or build it from "
+        "positions with lessons.window_mask(q_positions, k_positions) (chapter 13)"
+    )

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._validate import check_budget, float_input, float_tensor, is_tensor, positive_int
-from .attention import attention
+from .attention import _as_mask, attention
 
 __all__ = ["MultiHeadAttention", "merge_heads", "split_heads"]
 
@@ -132,8 +132,11 @@ class MultiHeadAttention(nn.Module):
 
         Returns ``(output [B, n_q, d_model], weights [B, h, n_q, n_k])``. With
         ``need_weights=False`` the heads attend through PyTorch's fused
-        ``F.scaled_dot_product_attention`` (the same maths, faster, chapter 10; the mask
-        a boolean tensor) and ``weights`` is None.
+        ``F.scaled_dot_product_attention`` (the same maths, faster, chapter 10) and
+        ``weights`` is None. The mask follows one rule on both paths: boolean (a NumPy
+        array or a tensor), broadcasting to ``[B, h, n_q, n_k]``; a float mask is refused
+        on both, with what to do for what it holds (an additive 0/-inf mask becomes
+        ``mask == 0``; a bias such as ALiBi's is added to the scores, chapter 8).
 
         ``query``, ``key`` and ``value`` are checked once, here; ``lessons.attention``
         checks the projections ``Q``, ``K``, ``V`` it is given. Lists and NumPy arrays are
@@ -142,7 +145,8 @@ class MultiHeadAttention(nn.Module):
         Raises:
             ValueError: naming the shapes, if an input is not ``[B, n, d_model]``,
                 is empty, holds NaN or inf, has another floating dtype than the
-                module, or the batch sizes differ.
+                module, or the batch sizes differ; if the mask is not boolean or does
+                not broadcast to ``[B, h, n_q, n_k]``.
         """
         query, key, value = self._checked(query, key, value)  # [B, n_q | n_k, d_model]
         w_q, w_k, w_v = self.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
@@ -152,8 +156,9 @@ class MultiHeadAttention(nn.Module):
         V = _split(F.linear(value, w_v, b_v), self.num_heads)  # [B, h, n_k, d_k]
         if need_weights:
             heads, weights = attention(Q, K, V, mask)  # [B, h, n_q, d_k], [B, h, n_q, n_k]
-        else:
-            heads, weights = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask), None
+        else:  # the same rule for the mask as lessons.attention: boolean, broadcasting to it
+            keep = None if mask is None else _as_mask(mask, (*Q.shape[:-1], K.shape[-2]), Q)
+            heads, weights = F.scaled_dot_product_attention(Q, K, V, attn_mask=keep), None
         return self.out_proj(_merge(heads)), weights  # [B, n_q, d_model]
 
     def _checked(self, query: Any, key: Any, value: Any) -> tuple[torch.Tensor, ...]:
