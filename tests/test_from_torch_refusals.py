@@ -65,9 +65,7 @@ def test_block_from_a_bias_free_layer_equals_it(norm_first):
     ).eval()
     block = TransformerBlock.from_torch(layer)
     assert all(p.ndim == 2 or name.endswith("weight") for name, p in block.named_parameters())
-    assert sum(p.numel() for p in block.parameters()) == sum(
-        p.numel() for p in layer.parameters()
-    )
+    assert sum(p.numel() for p in block.parameters()) == sum(p.numel() for p in layer.parameters())
     x = _x(seed=2)
     keep = torch.from_numpy(causal_mask(5))  # [n, n]
     with torch.no_grad():
