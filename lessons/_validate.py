@@ -42,8 +42,6 @@ __all__ = [
     "broadcast",
     "check_ndim",
     "check_qkv_shapes",
-    "layer_input",
-    "need_tensor",
     "finite_number",
     "generator",
     "human_bytes",
@@ -206,38 +204,6 @@ def float_tensor(name: str, value: Any, dtype: torch.dtype | None = None) -> tor
     target = dtype or torch.get_default_dtype()
     device = value.device if is_tensor(value) else None
     return torch.as_tensor(float_input(name, value), dtype=target, device=device)
-
-
-def layer_input(name: str, X: Any, d_model: int, dtype: torch.dtype) -> torch.Tensor:
-    """``X`` as a ``[B, n, d_model]`` tensor of a layer's ``dtype``, or a ``ValueError`` saying what to pass.
-
-    A list or NumPy array becomes a tensor of ``dtype``; a tensor of another floating
-    dtype is refused with the conversion to make (``float_tensor``).
-    """
-    X = float_tensor(name, X, dtype)
-    if X.dim() != 3 or X.shape[-1] != d_model:
-        raise ValueError(
-            f"{name} must have shape [B, n, d_model={d_model}]; got {list(X.shape)}"
-            + (
-                " (add a batch axis with X[None])"
-                if X.dim() == 2 and X.shape[-1] == d_model
-                else ""
-            )
-        )
-    return X
-
-
-def need_tensor(name: str, value: Any, wanted: str) -> None:
-    """A ``ValueError`` unless ``value`` is a floating torch tensor (the ``[...]`` shape ``wanted``)."""
-    if not is_tensor(value):
-        hint = f" (torch.from_numpy({name}))" if isinstance(value, np.ndarray) else ""
-        raise ValueError(
-            f"{name} must be a floating torch tensor {wanted}; got {_kind(value)}{hint}"
-        )
-    if not value.dtype.is_floating_point:
-        raise ValueError(
-            f"{name} must be a floating torch tensor {wanted}; got {_kind(value)} (use .float())"
-        )
 
 
 def id_tensor(name: str, value: Any, size: int, what: str) -> torch.Tensor:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ._validate import layer_input, positive_int
+from ._layer_inputs import layer_input
+from ._validate import positive_int
 from .attention import attention
 from .kv_cache import KVCache, new_positions, window_mask
 from .modern import RMSNorm

@@ -34,7 +34,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._validate import layer_input, need_tensor, positive_int
+from ._layer_inputs import layer_input, need_tensor
+from ._validate import positive_int
 from .attention import attention
 from .kv_cache import KVCache, new_positions, window_mask
 from .multihead import merge_heads, split_heads
@@ -65,12 +66,8 @@ class RMSNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x [..., d]`` normalised over its last axis; a ``ValueError`` if ``d`` is not the norm's."""
-        need_tensor("x", x, "[..., d]")
-        if x.shape[-1] != self.weight.shape[0]:
-            raise ValueError(
-                f"x must have shape [..., d={self.weight.shape[0]}] (the norm's width); "
-                f"got {list(x.shape)}"
-            )
+        d = self.weight.shape[0]
+        need_tensor("x", x, f"[..., d={d}] (the norm's width)", last=d)
         rms = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)  # [..., 1]
         return x / rms * (1 + self.weight if self.offset else self.weight)  # [..., d]
 
@@ -129,13 +126,8 @@ def sink_softmax(Z: torch.Tensor, sinks: torch.Tensor) -> torch.Tensor:
     Shapes: ``Z [B, h, n_q, n_k]`` (``-inf`` where masked), ``sinks [h]``; returns
     ``A [B, h, n_q, n_k]``.
     """
-    need_tensor("Z", Z, "[B, h, n_q, n_k]")
-    need_tensor("sinks", sinks, "[h]")
-    if Z.ndim != 4 or tuple(sinks.shape) != (Z.shape[1],):
-        raise ValueError(
-            f"Z must be [B, h, n_q, n_k] and sinks [h], one sink per head; got Z "
-            f"{list(Z.shape)} and sinks {list(sinks.shape)}"
-        )
+    need_tensor("Z", Z, "[B, h, n_q, n_k]", ndim=4)
+    need_tensor("sinks", sinks, f"[h={Z.shape[1]}], one sink per head", shape=(Z.shape[1],))
     s = sinks.view(1, -1, 1, 1).expand(*Z.shape[:-1], 1)  # [B, h, n_q, 1]
     both = torch.cat([Z, s], dim=-1)  # [B, h, n_q, n_k + 1]
     both = both - both.amax(dim=-1, keepdim=True)  # chapter 2's max subtraction

@@ -15,8 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._masks_in import checked_mask
 from ._validate import check_budget, float_input, float_tensor, is_tensor, positive_int
-from .attention import _as_mask, attention
+from .attention import attention
 
 __all__ = ["MultiHeadAttention", "merge_heads", "split_heads"]
 
@@ -157,7 +158,7 @@ class MultiHeadAttention(nn.Module):
         if need_weights:
             heads, weights = attention(Q, K, V, mask)  # [B, h, n_q, d_k], [B, h, n_q, n_k]
         else:  # the same rule for the mask as lessons.attention: boolean, broadcasting to it
-            keep = None if mask is None else _as_mask(mask, (*Q.shape[:-1], K.shape[-2]), Q)
+            keep = None if mask is None else checked_mask(mask, (*Q.shape[:-1], K.shape[-2]), Q)
             heads, weights = F.scaled_dot_product_attention(Q, K, V, attn_mask=keep), None
         return self.out_proj(_merge(heads)), weights  # [B, n_q, d_model]
 

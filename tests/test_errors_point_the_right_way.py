@@ -84,7 +84,7 @@ BAD_CALLS = {
     ),
     "sink_softmax, one sink too many": (
         lambda: lessons.sink_softmax(torch.zeros(1, 2, 3, 3), torch.zeros(3)),
-        r"sinks \[h\], one sink per head; got Z \[1, 2, 3, 3\] and sinks \[3\]",
+        r"sinks must have shape \[h=2\], one sink per head; got \[3\]",
     ),
 }
 
