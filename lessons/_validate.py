@@ -144,6 +144,12 @@ def float_input(
             ``allow_empty``), NaN or inf (``-inf`` is allowed with ``allow_neg_inf``).
     """
     raw = value.detach().cpu() if is_tensor(value) else value
+    if is_tensor(raw) and raw.dtype == torch.bfloat16:
+        raise InputTypeError(
+            f"{name} is a torch.bfloat16 tensor, and this function computes in NumPy, which "
+            f"has no bfloat16: convert it first with {name}.float() (every bfloat16 value is "
+            "exact in float32)"
+        )
     try:
         array = np.asarray(raw.resolve_conj().numpy() if is_tensor(raw) else raw)
     except (TypeError, ValueError, RuntimeError):

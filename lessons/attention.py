@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._masks_in import checked_mask
 from ._validate import (
     InputTypeError,
     all_finite,
-    as_numpy,
     broadcast,
     check_budget,
     check_qkv_shapes,
@@ -46,6 +46,13 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None) -> tuple[Any, Any]:
         K     [..., n_k, d_k]   one key row per position that can be looked at
         V     [..., n_k, d_v]   one value row per key
         mask  broadcastable to [..., n_q, n_k], boolean, True = "may attend"
+
+    The mask must broadcast *to* the weights' shape: it may have fewer leading axes or
+    axes of size 1, but not more axes (a ``[B, 1, n, n]`` mask with ``[B, n, d_k]``
+    inputs is refused, as ``F.scaled_dot_product_attention`` refuses it). Only boolean
+    masks are taken: a float mask is refused with advice for what it holds (an
+    additive mask of 0 and ``-inf`` becomes ``mask == 0``; a bias such as ALiBi's is
+    added to the scores instead, chapter 8).
 
     Returns ``(output, weights)``, that is ``(O, A)``, with ``output [..., n_q, d_v]``
     and ``weights [..., n_q, n_k]``. Every row of ``weights`` sums to 1 and masked
@@ -104,7 +111,7 @@ def _checked_inputs(Q: Any, K: Any, V: Any, mask: Any) -> tuple[Any, Any, Any, A
     leading = broadcast({"Q": Q.shape[:-2], "K": K.shape[:-2], "V": V.shape[:-2]})
     scores_shape = (*leading, Q.shape[-2], K.shape[-2])
     check_budget("Q and K are", 8 * math.prod(scores_shape))
-    keep = None if mask is None else _as_mask(mask, scores_shape, like=Q if use_torch else None)
+    keep = None if mask is None else checked_mask(mask, scores_shape, like=Q if use_torch else None)
     return Q, K, V, keep, half
 
 
@@ -155,28 +162,3 @@ def _check_kinds(Q: Any, K: Any, V: Any) -> bool:
         )
         raise ValueError(f"Q, K and V must all be NumPy arrays or all torch tensors: {kinds}")
     return False
-
-
-def _as_mask(mask: Any, scores_shape: tuple[int, ...], like: Any) -> Any:
-    """Validate a boolean keep-mask and return it as the same kind as the scores."""
-    try:
-        dtype = mask.dtype if is_tensor(mask) else np.asarray(mask).dtype
-    except ValueError:
-        dtype = "object (a ragged list)"
-    if dtype not in (torch.bool, np.bool_):
-        raise ValueError(
-            f"mask must be boolean (True = may attend, False = blocked); got dtype {dtype}. "
-            "An additive mask of 0 and -inf is a different convention (chapter 6): "
-            "turn it into a boolean one with `mask == 0`"
-        )
-    shape = tuple(mask.shape) if is_tensor(mask) else np.shape(mask)
-    try:
-        np.broadcast_shapes(shape, scores_shape)
-    except ValueError:
-        raise ValueError(
-            f"mask of shape {list(shape)} does not broadcast to the attention weights' "
-            f"shape {list(scores_shape)} ([..., n_q, n_k])"
-        ) from None
-    if like is None:
-        return as_numpy(mask, dtype=bool)
-    return torch.as_tensor(mask if is_tensor(mask) else np.asarray(mask), device=like.device)

@@ -37,19 +37,23 @@ class TransformerBlock(nn.Module):
     applied to every token on its own. Input and output are ``[B, n, d_model]``.
     In pre-norm the path from input to output is a plain sum, along which the
     gradient passes unchanged; in post-norm every path goes through a norm.
-    There is no dropout: the block equals PyTorch's with ``dropout=0``.
+    There is no dropout: the block equals PyTorch's with ``dropout=0`` (or in eval mode).
+    With ``bias=False`` no linear layer and no norm has a bias, as
+    ``nn.TransformerEncoderLayer(..., bias=False)``.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, norm_first: bool = False) -> None:
+    def __init__(
+        self, d_model: int, num_heads: int, d_ff: int, norm_first: bool = False, bias: bool = True
+    ) -> None:
         super().__init__()
         positive_int("d_ff", d_ff)
         self.norm_first = norm_first
-        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.attention = MultiHeadAttention(d_model, num_heads, bias=bias)
         self.feed_forward = nn.Sequential(
-            nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model)
+            nn.Linear(d_model, d_ff, bias=bias), nn.ReLU(), nn.Linear(d_ff, d_model, bias=bias)
         )
-        self.norm1 = nn.LayerNorm(d_model)
-        self.norm2 = nn.LayerNorm(d_model)
+        self.norm1 = nn.LayerNorm(d_model, bias=bias)
+        self.norm2 = nn.LayerNorm(d_model, bias=bias)
 
     def forward(self, x: torch.Tensor, mask: Any = None) -> torch.Tensor:
         """``x [B, n, d_model]`` to ``[B, n, d_model]``; ``mask`` is a keep-mask as in ``MultiHeadAttention``.
@@ -70,8 +74,14 @@ class TransformerBlock(nn.Module):
     def from_torch(cls, layer: nn.TransformerEncoderLayer) -> TransformerBlock:
         """A copy of ``layer`` (an ``nn.TransformerEncoderLayer``, ReLU) with the same weights (chapter 9).
 
+        A layer built with ``bias=False`` gives a block without biases. The copy has no
+        dropout: a layer with dropout is copied only in eval mode (``layer.eval()``),
+        where dropout does nothing and both compute the same.
+
         Raises:
-            ValueError: if ``layer`` does not use ReLU, which this block hard-codes.
+            ValueError: if ``layer`` does not use ReLU, which this block hard-codes, if
+                its attention is one ``MultiHeadAttention.from_torch`` refuses, or if it
+                has dropout > 0 while in training mode.
         """
         if not isinstance(layer, nn.TransformerEncoderLayer):
             raise ValueError(
@@ -79,8 +89,17 @@ class TransformerBlock(nn.Module):
             )
         if layer.activation_relu_or_gelu != 1:
             raise ValueError("TransformerBlock.from_torch needs a layer with activation='relu'")
+        rates = [layer.dropout.p, layer.dropout1.p, layer.dropout2.p, layer.self_attn.dropout]
+        if layer.training and max(rates) > 0:
+            raise ValueError(
+                f"layer has dropout={max(rates)} and is in training mode, where it zeroes "
+                "random activations on every call; the copy has no dropout, so the two "
+                "would differ: call layer.eval() first (dropout then does nothing) or "
+                "build it with dropout=0"
+            )
         d_model, d_ff = layer.linear1.in_features, layer.linear1.out_features
-        copy = cls(d_model, layer.self_attn.num_heads, d_ff, norm_first=layer.norm_first)
+        bias = layer.linear1.bias is not None
+        copy = cls(d_model, layer.self_attn.num_heads, d_ff, norm_first=layer.norm_first, bias=bias)
         copy = copy.to(layer.linear1.weight.dtype)
         copy.attention = MultiHeadAttention.from_torch(layer.self_attn)
         pairs = [
@@ -92,7 +111,8 @@ class TransformerBlock(nn.Module):
         with torch.no_grad():
             for ours, theirs in pairs:
                 ours.weight.copy_(theirs.weight)
-                ours.bias.copy_(theirs.bias)
+                if bias:
+                    ours.bias.copy_(theirs.bias)
         for ours, theirs in ((copy.norm1, layer.norm1), (copy.norm2, layer.norm2)):
             ours.eps = theirs.eps
         return copy

@@ -82,18 +82,20 @@ class KVCache:
     ``positions [n_cached]`` says which token each row belongs to. With a ``window`` ``w``
     the cache is *rolling*: after each ``append`` it keeps the last ``w - 1`` tokens, all
     that the next query still sees besides itself. Then the number of cached tokens is not
-    the next token's position: ``next_position`` is.
+    the next token's position: ``next_position`` is. It counts every token appended, so it
+    stays right even with ``window=1``, where the cache keeps no token at all.
     """
 
     def __init__(self, window: int | None = None) -> None:
         self.window = positive_int("window", window, allow_none=True)
         self.tensors: tuple[torch.Tensor, ...] = ()
         self.positions = np.zeros(0, dtype=np.int64)  # [n_cached]
+        self._seen = 0  # tokens appended so far, kept or dropped
 
     @property
     def next_position(self) -> int:
-        """The position of the next token: one past the last cached one (0 when empty)."""
-        return int(self.positions[-1]) + 1 if self.positions.size else 0
+        """The position of the next token: the number of tokens appended so far (0 at first)."""
+        return self._seen
 
     def append(
         self, *new: torch.Tensor, positions: object
@@ -127,6 +129,7 @@ class KVCache:
         first = 0 if self.window is None else max(0, everything.size - (self.window - 1))
         self.tensors = tuple(t[..., first:, :] for t in new)  # [B, heads, kept, width] each
         self.positions = everything[first:]  # [kept]
+        self._seen = int(pos[-1]) + 1
         return tuple(new), everything
 
 

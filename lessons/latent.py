@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ._layer_inputs import layer_input
 from ._validate import positive_int
 from .attention import attention
 from .kv_cache import KVCache, new_positions, window_mask
@@ -68,6 +69,8 @@ class LatentAttention(nn.Module):
     ``forward(X, positions=None, cache=None, absorbed=False)``; a ``KVCache`` stores the
     latent ``[B, 1, n, r]`` and the RoPE key ``[B, 1, n, d_R]``, nothing per head.
     ``absorbed=True`` computes the same outputs without building keys or values.
+    ``X`` that is not ``[B, n, d_model]`` of the layer's dtype is refused with a
+    ``ValueError`` that names its shape or dtype and what to pass.
     """
 
     def __init__(self, config: LatentConfig) -> None:
@@ -108,6 +111,7 @@ class LatentAttention(nn.Module):
         absorbed: bool = False,
     ) -> torch.Tensor:
         c = self.config
+        X = layer_input("X", X, c.d_model, self.kv_a_proj_with_mqa.weight.dtype)  # [B, n, d]
         B, n, _ = X.shape
         positions = new_positions(n, cache, positions)  # [n]
         # [B, h, n, nope_dim] and [B, h, n, d_R]

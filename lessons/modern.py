@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ._layer_inputs import layer_input, need_tensor
 from ._validate import positive_int
 from .attention import attention
 from .kv_cache import KVCache, new_positions, window_mask
@@ -62,6 +63,9 @@ class RMSNorm(nn.Module):
         self.eps, self.offset = eps, offset
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x [..., d]`` normalised over its last axis; a ``ValueError`` if ``d`` is not the norm's."""
+        d = self.weight.shape[0]
+        need_tensor("x", x, f"[..., d={d}] (the norm's width)", last=d)
         rms = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)  # [..., 1]
         return x / rms * (1 + self.weight if self.offset else self.weight)  # [..., d]
 
@@ -77,6 +81,7 @@ def repeat_kv(K: torch.Tensor, num_heads: int) -> torch.Tensor:
         ValueError: if ``K`` is not 4-D or ``h_kv`` does not divide ``num_heads``.
     """
     positive_int("num_heads", num_heads)
+    need_tensor("K", K, "[B, h_kv, n, d]")
     if K.ndim != 4 or num_heads % K.shape[1]:
         raise ValueError(
             f"K must be [B, h_kv, n, d] with h_kv dividing num_heads ({num_heads}); got {list(K.shape)}"
@@ -106,6 +111,7 @@ def soft_cap(Z: torch.Tensor, cap: float) -> torch.Tensor:
 
     Near 0 it changes nothing (``tanh(x) ≈ x``); a huge score is held just under ``cap``.
     """
+    need_tensor("Z", Z, "of scores")
     return cap * torch.tanh(Z / cap)  # same shape as Z
 
 
@@ -118,6 +124,8 @@ def sink_softmax(Z: torch.Tensor, sinks: torch.Tensor) -> torch.Tensor:
     Shapes: ``Z [B, h, n_q, n_k]`` (``-inf`` where masked), ``sinks [h]``; returns
     ``A [B, h, n_q, n_k]``.
     """
+    need_tensor("Z", Z, "[B, h, n_q, n_k]", ndim=4)
+    need_tensor("sinks", sinks, f"[h={Z.shape[1]}], one sink per head", shape=(Z.shape[1],))
     s = sinks.view(1, -1, 1, 1).expand(*Z.shape[:-1], 1)  # [B, h, n_q, 1]
     both = torch.cat([Z, s], dim=-1)  # [B, h, n_q, n_k + 1]
     both = both - both.amax(dim=-1, keepdim=True)  # chapter 2's max subtraction
@@ -172,6 +180,8 @@ class ModernAttention(nn.Module):
     ``positions [n]`` default to ``0 .. n - 1`` or, with a ``KVCache``, to the positions
     after the cached tokens. Prefill (all prompt tokens at once) and decoding (one token at
     a time) with one cache give the same outputs as one call on the whole sequence.
+    ``X`` that is not ``[B, n, d_model]`` of the layer's dtype is refused with a
+    ``ValueError`` that names its shape or dtype and what to pass.
     """
 
     def __init__(self, config: AttentionConfig) -> None:
@@ -199,6 +209,7 @@ class ModernAttention(nn.Module):
         self, X: torch.Tensor, positions: object = None, cache: KVCache | None = None
     ) -> torch.Tensor:
         c = self.config
+        X = layer_input("X", X, c.d_model, self.q_proj.weight.dtype)  # [B, n, d_model]
         B, n, _ = X.shape
         positions = new_positions(n, cache, positions)  # [n]
         q = self.q_proj(X)  # [B, n, h * d_k], or [B, n, 2 h d_k] with a gate

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._masks_in import checked_mask
 from ._validate import check_budget, float_input, float_tensor, is_tensor, positive_int
 from .attention import attention
 
@@ -132,8 +133,11 @@ class MultiHeadAttention(nn.Module):
 
         Returns ``(output [B, n_q, d_model], weights [B, h, n_q, n_k])``. With
         ``need_weights=False`` the heads attend through PyTorch's fused
-        ``F.scaled_dot_product_attention`` (the same maths, faster, chapter 10; the mask
-        a boolean tensor) and ``weights`` is None.
+        ``F.scaled_dot_product_attention`` (the same maths, faster, chapter 10) and
+        ``weights`` is None. The mask follows one rule on both paths: boolean (a NumPy
+        array or a tensor), broadcasting to ``[B, h, n_q, n_k]``; a float mask is refused
+        on both, with what to do for what it holds (an additive 0/-inf mask becomes
+        ``mask == 0``; a bias such as ALiBi's is added to the scores, chapter 8).
 
         ``query``, ``key`` and ``value`` are checked once, here; ``lessons.attention``
         checks the projections ``Q``, ``K``, ``V`` it is given. Lists and NumPy arrays are
@@ -142,7 +146,8 @@ class MultiHeadAttention(nn.Module):
         Raises:
             ValueError: naming the shapes, if an input is not ``[B, n, d_model]``,
                 is empty, holds NaN or inf, has another floating dtype than the
-                module, or the batch sizes differ.
+                module, or the batch sizes differ; if the mask is not boolean or does
+                not broadcast to ``[B, h, n_q, n_k]``.
         """
         query, key, value = self._checked(query, key, value)  # [B, n_q | n_k, d_model]
         w_q, w_k, w_v = self.in_proj.weight.chunk(3)  # 3 x [d_model, d_model] ([out, in])
@@ -152,8 +157,9 @@ class MultiHeadAttention(nn.Module):
         V = _split(F.linear(value, w_v, b_v), self.num_heads)  # [B, h, n_k, d_k]
         if need_weights:
             heads, weights = attention(Q, K, V, mask)  # [B, h, n_q, d_k], [B, h, n_q, n_k]
-        else:
-            heads, weights = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask), None
+        else:  # the same rule for the mask as lessons.attention: boolean, broadcasting to it
+            keep = None if mask is None else checked_mask(mask, (*Q.shape[:-1], K.shape[-2]), Q)
+            heads, weights = F.scaled_dot_product_attention(Q, K, V, attn_mask=keep), None
         return self.out_proj(_merge(heads)), weights  # [B, n_q, d_model]
 
     def _checked(self, query: Any, key: Any, value: Any) -> tuple[torch.Tensor, ...]:
@@ -181,18 +187,42 @@ class MultiHeadAttention(nn.Module):
 
         Afterwards both give equal outputs; note that ``mha`` returns weights
         averaged over heads unless called with ``average_attn_weights=False``,
-        and that its boolean masks use True = *blocked*.
+        and that its boolean masks use True = *blocked*. The copy has no dropout:
+        a module with ``dropout > 0`` is copied only in eval mode (``mha.eval()``),
+        where its dropout does nothing and both compute the same.
 
         Raises:
-            ValueError: if ``mha`` has separate key/value widths (``kdim``/``vdim``)
-                or biases on keys and values (``add_bias_kv``), which this module
-                does not model.
+            ValueError: if ``mha`` has separate key/value widths (``kdim``/``vdim``),
+                biases on keys and values (``add_bias_kv``) or an extra all-zero key
+                and value (``add_zero_attn``), which this module does not model, or
+                has ``dropout > 0`` while in training mode.
         """
         if not isinstance(mha, nn.MultiheadAttention):
             raise ValueError(f"mha must be an nn.MultiheadAttention; got {type(mha).__name__}")
-        if not mha._qkv_same_embed_dim or mha.bias_k is not None:
+        if not mha._qkv_same_embed_dim:
             raise ValueError(
-                "only nn.MultiheadAttention with kdim = vdim = embed_dim and no add_bias_kv"
+                f"mha has kdim={mha.kdim}, vdim={mha.vdim} and embed_dim={mha.embed_dim}: "
+                "MultiHeadAttention projects keys and values from inputs of width "
+                "embed_dim only; build it with kdim = vdim = embed_dim (the default)"
+            )
+        if mha.bias_k is not None:
+            raise ValueError(
+                "mha has add_bias_kv=True: it appends a learned key and value to every "
+                "sequence, which MultiHeadAttention does not model; build it with "
+                "add_bias_kv=False (the default)"
+            )
+        if mha.add_zero_attn:
+            raise ValueError(
+                "mha has add_zero_attn=True: it appends an all-zero key and value to every "
+                "sequence, so each query has one more key to weigh and its outputs differ "
+                "from MultiHeadAttention's; build it with add_zero_attn=False (the default)"
+            )
+        if mha.dropout > 0 and mha.training:
+            raise ValueError(
+                f"mha has dropout={mha.dropout} and is in training mode, where it zeroes "
+                "random weights on every call; the copy has no dropout, so the two would "
+                "differ: call mha.eval() first (dropout then does nothing) or build it "
+                "with dropout=0"
             )
         bias = mha.in_proj_bias is not None
         copy = cls(mha.embed_dim, mha.num_heads, bias=bias).to(mha.in_proj_weight.dtype)

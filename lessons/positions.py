@@ -136,17 +136,26 @@ def rope(X: Any, positions: Any = None, base: float = 10000.0) -> Any:
 
 
 def alibi_slopes(num_heads: int) -> np.ndarray:
-    """ALiBi's per-head slopes ``m_g = 2^(-8 (g + 1) / h)`` for heads ``g = 0 .. h - 1``: ``[h]`` (chapter 8).
+    """ALiBi's per-head slopes ``m_g``, ``[h]``, by the rule of the ALiBi paper's code (chapter 8).
 
-    A geometric sequence that starts at ``2^(-8/h)``, shrinks by that same factor
-    from head to head and ends at ``2^-8``: the first head penalises distance most,
-    the last least. For ``h`` a power of two this is the recipe of the ALiBi paper
-    (Press et al.), which trains only such models; for other ``h`` this function
-    keeps the same formula (the paper's own code switches to another rule there,
-    so its slopes differ).
+    For ``h`` a power of two, ``m_g = 2^(-8 (g + 1) / h)`` for heads ``g = 0 .. h - 1``: a
+    geometric sequence that starts at ``2^(-8/h)``, shrinks by that same factor from head
+    to head and ends at ``2^-8``. For other ``h`` (Press et al. train only powers of two)
+    the formula would give slopes that are no model's, so the paper's code, and BLOOM
+    after it, does this instead: take the ``p`` slopes of ``p``, the largest power of two
+    below ``h``, then the first ``h - p`` slopes of ``2p`` heads that those skip, every
+    other one from the first: ``2^(-4/p), 2^(-12/p), ...``. Each lies geometrically
+    halfway before one of the first slopes, so the heads still cover the same range of
+    distances evenly, and a model with ``h`` heads keeps the slopes of one with ``p``.
+    6 heads get 1/4, 1/16, 1/64, 1/256 (those of 4 heads), then 1/2 and 1/8.
     """
     positive_int("num_heads", num_heads)
-    return 2.0 ** (-8.0 * np.arange(1, num_heads + 1) / num_heads)
+    below = 1 << (num_heads.bit_length() - 1)  # p, the largest power of two <= h
+    slopes = 2.0 ** (-8.0 * np.arange(1, below + 1) / below)  # [p], geometric
+    if below == num_heads:
+        return slopes
+    skipped = 2.0 ** (-8.0 * np.arange(1, 2 * below, 2) / (2 * below))  # [p]: 2p's others
+    return np.concatenate([slopes, skipped[: num_heads - below]])  # [h]
 
 
 def alibi_bias(n: int, num_heads: int, causal: bool = True) -> np.ndarray:

@@ -87,7 +87,7 @@ def ours_for(model: Any, layer: int, family: str) -> torch.nn.Module:
                 c.v_head_dim,
                 q_rank=c.q_lora_rank,
                 rope_base=theta,
-                eps=c.rms_norm_eps,
+                eps=1e-6,  # transformers builds both latent norms with 1e-6, not rms_norm_eps
                 bias=c.attention_bias,
             )
         )

@@ -146,9 +146,12 @@ def test_the_cheat_sheets_block_parameter_count_is_the_blocks():
 def test_the_cheat_sheets_alibi_slopes_are_lessons_slopes():
     text = (BOOK / "cheatsheet.md").read_text(encoding="utf-8")
     assert "m_g = 2^{-8(g+1)/h}" in text  # chapter 8's letters: head g, slope m_g
-    for h in (1, 3, 8, 12):
+    assert "largest power of two below" in text  # and the paper's rule for other h
+    for h in (1, 2, 8, 16):
         g = np.arange(h)
         np.testing.assert_allclose(lessons.alibi_slopes(h), 2.0 ** (-8 * (g + 1) / h))
+    for h, p in ((3, 2), (12, 8)):
+        np.testing.assert_array_equal(lessons.alibi_slopes(h)[:p], lessons.alibi_slopes(p))
 
 
 def test_the_longest_sinusoidal_wavelength_is_nearly_but_not_two_pi_10000():
