@@ -6,7 +6,7 @@ glued number, a term, a citation, a link to the other chapter, an exercise whose
 a `# Solution` cell, one whose solution is a dropdown, and an in-page question. What is
 tested here holds for any book; `tests/test_reader_notebooks.py` and
 `tests/test_assignments.py` test the course's own chapters. The tools take the book's root:
-`kit.reader_notebooks` (`Book.load`, `notebook_sources`, `reader_notebook`, `write_all`) and
+`kit.course` (`Course.read`), `kit.reader_notebooks` (`notebook_sources`, `reader_notebook`, `write_all`) and
 `kit.assignments` (`chapter_sources`, `find_exercises`, `split`, `write_all` given a Book).
 """
 
@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from repo_paths import ROOT
 
-from kit import assignments, instructor_guide, slides
+from kit import assignments, course, instructor_guide, myst, slides
 from kit import reader_notebooks as rn
 
 FIXTURE = ROOT / "tests" / "fixtures" / "book"
@@ -29,8 +29,8 @@ MYST = ("{glue", "{term}", "{cite}", "{doc}", ":::{", "```{")
 
 
 @pytest.fixture(scope="module")
-def book() -> rn.Book:
-    return rn.Book.load(FIXTURE)
+def book() -> course.Course:
+    return course.Course.read(FIXTURE)
 
 
 @pytest.fixture(scope="module")
@@ -77,16 +77,16 @@ def test_no_myst_survives_and_every_link_points_into_the_fixtures_book(readers, 
 
 def test_the_glued_value_is_written_in_as_the_code_stored_it(readers):
     source = nbformat.read(FIXTURE / "book" / CHAPTERS[0], as_version=4)
-    record = rn.glue_records(source)["top_weight"]
-    assert rn.glue_text(record, None) == "0.67"
+    record = course.glue_records(source)["top_weight"]
+    assert myst.glue_text(record, None) == "0.67"
     assert "gets the weight 0.67;" in _markdown(readers[CHAPTERS[0]])
     outputs = [o for c in readers[CHAPTERS[0]].cells if c.cell_type == "code" for o in c.outputs]
-    assert not [o for o in outputs if rn.is_glue_record(o)], "glue records left in the outputs"
+    assert not [o for o in outputs if course.is_glue_record(o)], "glue records left in the outputs"
 
 
 def test_terms_and_citations_become_links_and_text(readers, book):
     text = _markdown(readers[CHAPTERS[0]])
-    assert f"[softmax]({book.page_url('book/glossary', rn.term_anchor('softmax'))})" in text
+    assert f"[softmax]({book.page_url('book/glossary', myst.term_anchor('softmax'))})" in text
     assert "Vaswani et al., 2017" in text
 
 
