@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from kit.myst import DIRECTIVE, FENCE
+from kit.myst import DIRECTIVE, FENCE, fence_end
 
 EXERCISE = re.compile(r"^###\s+(Exercise\b.*)$")
 SOLUTION_TAGS = ("hide-input", "hide-cell")
@@ -53,13 +53,7 @@ def fenced_blocks(lines: list[str], where: str) -> list[Block]:
         if fence is None:
             i += 1
             continue
-        marker = fence.group("fence")
-        close = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
-        end = i + 1
-        while end < len(lines) and not close.match(lines[end]):
-            end += 1
-        if end == len(lines):
-            raise ValueError(f"{where}: the fence {lines[i]!r} is never closed")
+        end = fence_end(lines, i, fence, where)
         directive = DIRECTIVE.match(fence.group("info").strip())
         name, argument = (
             (directive["name"], directive["argument"].strip()) if directive else (None, "")

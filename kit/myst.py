@@ -101,6 +101,21 @@ ROLE_OR_CODE = re.compile(
 )
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<argument>.*)$")
+
+
+def fence_end(lines: list[str], start: int, fence: re.Match, where: str) -> int:
+    """The index of the line that closes the fence opened at `lines[start]` (`fence`: its
+    `FENCE` match); a fence never closed is an error naming `where`."""
+    marker = fence.group("fence")
+    close = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
+    end = start + 1
+    while end < len(lines) and not close.match(lines[end]):
+        end += 1
+    if end == len(lines):
+        raise ValueError(f"{where}: the fence {lines[start]!r} is never closed")
+    return end
+
+
 LABEL = re.compile(r"^\((?P<label>[^)\s]+)\)=\s*$")
 
 
@@ -217,17 +232,11 @@ class Page:
                 i += 1
                 continue
             flush()
-            marker = fence.group("fence")
-            close = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
-            end = i + 1
-            while end < len(lines) and not close.match(lines[end]):
-                end += 1
-            if end == len(lines):
-                raise ValueError(f"{self.page}: the fence {line!r} is never closed")
+            end = fence_end(lines, i, fence, self.page)
             body = lines[i + 1 : end]
             directive = DIRECTIVE.match(fence.group("info").strip())
             if directive is None:
-                if marker[0] == ":":
+                if fence.group("fence")[0] == ":":
                     raise ValueError(f"{self.page}: {line!r} is a colon fence without a directive")
                 out.extend(lines[i : end + 1])  # a code block: verbatim
             else:
