@@ -4,7 +4,8 @@ Private, shared by both: a mask is boolean (True = may attend) and broadcasts *t
 attention weights ``[..., n_q, n_k]``, never adding axes to them. A float mask is refused
 with advice for what it most likely holds: an additive 0/-inf mask (``mask == 0``), a 0/1
 mask (either reading), or a bias such as ALiBi's (add it to the scores, chapter 8). A
-square causal mask given with fewer queries than keys is pointed at the offset rule.
+square causal mask given with fewer queries than keys is pointed at the offset rule, and
+with more queries than keys at ``window_mask``.
 """
 
 from __future__ import annotations
@@ -81,11 +82,18 @@ def _float_mask_advice(mask: Any, dtype: Any) -> str:
 
 
 def _offset_hint(shape: tuple[int, ...], scores_shape: tuple[int, ...]) -> str:
-    """A pointer to the offset rule when a square causal mask meets fewer queries than keys."""
+    """A pointer to the offset rule (fewer queries than keys) or window_mask (more), for a square mask."""
     n_q, n_k = scores_shape[-2:]
     square = len(shape) >= 2 and shape[-2] == shape[-1] in (n_q, n_k)
-    if not square or n_q >= n_k:
+    if not square or n_q == n_k:
         return ""
+    if n_q > n_k:
+        return (
+            f". With {n_q} queries and {n_k} keys a causal mask is not square: build it from "
+            f"positions with lessons.window_mask(q_positions, k_positions) (chapter 13); "
+            f"window_mask(np.arange({n_q}), np.arange({n_k})) is SDPA's is_causal, query i "
+            "seeing keys 0..i"
+        )
     return (
         f". With {n_q} queries and {n_k} keys a causal mask is not causal_mask(n): when the "
         f"queries are the last {n_q} tokens (new tokens after cached ones, chapter 10's KV "

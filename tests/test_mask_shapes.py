@@ -76,6 +76,18 @@ def test_a_square_causal_mask_for_fewer_queries_than_keys_points_at_the_offset_r
     torch.testing.assert_close(last_rows, attention(Q, K, V, mask=causal_mask(6))[0][:, -2:])
 
 
+def test_a_square_causal_mask_for_more_queries_than_keys_points_at_window_mask():
+    Q, K, V = _qkv(1, 6, d, seed=3)
+    for square in (causal_mask(6), causal_mask(2)):
+        with pytest.raises(ValueError, match=re.escape("window_mask(np.arange(6), np.arange(2))")):
+            attention(Q, K[:, :2], V[:, :2], mask=square)
+    advised = torch.from_numpy(lessons.window_mask(np.arange(6), np.arange(2)))  # [6, 2]
+    torch.testing.assert_close(
+        attention(Q, K[:, :2], V[:, :2], mask=advised)[0],
+        F.scaled_dot_product_attention(Q, K[:, :2], V[:, :2], is_causal=True),
+    )
+
+
 def _mha(seed=4):
     torch.manual_seed(seed)
     return MultiHeadAttention(8, 2).double()

@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 import pytest
-from peer_common import h1
 
 import lessons
 
@@ -38,7 +37,6 @@ def test_alibi_slopes_equal_the_papers_for_a_power_of_two_heads(heads):
     np.testing.assert_allclose(lessons.alibi_slopes(heads), paper_slopes(heads), rtol=1e-12)
 
 
-@h1("alibi_slopes keeps the geometric rule where the paper switches (3, 6, 12, 20 heads)")
 @pytest.mark.agree
 @pytest.mark.parametrize("heads", [3, 5, 6, 12, 20, 24])
 def test_alibi_slopes_equal_the_papers_for_other_head_counts(heads):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from peer_common import DEFAULT_TOL, close, h1, rand, randn, refused, refused_or_equal
+from peer_common import DEFAULT_TOL, close, rand, randn, refused, refused_or_equal
 from torch import nn
 
 import lessons
@@ -242,14 +242,13 @@ def test_copied_block_with_the_causal_mask_converted_equals_the_layer():
     close(out, expected, *DEFAULT_TOL[torch.float32])
 
 
-@h1("TransformerBlock.from_torch crashes inside torch on a layer built with bias=False")
 @pytest.mark.agree
 def test_a_layer_without_biases_is_copied_and_agrees():
     """test_transformers.py, TestTransformers.test_transformer_bias_is_none.
 
     B=2, n=3, d_model=8, 4 heads, ``bias=False`` (no bias in attention, feed-forward or
     norms), which PyTorch runs. The copy must run and agree at the float32 default
-    tolerance (or refuse with a ValueError naming ``bias``; today a TypeError from torch).
+    tolerance (or refuse with a ValueError naming ``bias``; issue 42 found a TypeError from torch).
     """
     layer = nn.TransformerEncoderLayer(8, 4, bias=False, dropout=0.0, batch_first=True).eval()
     x = randn(2, 3, 8, seed=1)

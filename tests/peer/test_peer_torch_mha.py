@@ -16,7 +16,7 @@ import random
 
 import pytest
 import torch
-from peer_common import DEFAULT_TOL, close, coin, h1, open_bug, rand, randn, refused
+from peer_common import DEFAULT_TOL, close, coin, rand, randn, refused
 from torch import nn
 
 import lessons
@@ -89,7 +89,6 @@ def test_copy_equals_multihead_attention_with_its_masks_and_weights(seed, key_pa
     assert torch.isnan(out_t[dead]).all() and (w_o[per_row] == 0).all()
 
 
-@h1("from_torch copies add_zero_attn=True and then computes something else")
 @pytest.mark.refuse
 @pytest.mark.parametrize("seed", range(2))
 def test_add_zero_attn_is_modelled_or_refused(seed):
@@ -98,7 +97,7 @@ def test_add_zero_attn_is_modelled_or_refused(seed):
 
     ``add_zero_attn=True`` appends a zero key and value. The copy must either compute the
     same (within the original's atol 1e-5) or be refused with a message naming
-    ``add_zero_attn``; today it is copied and every output differs.
+    ``add_zero_attn`` (issue 42 found it copied, every output differing).
     """
     batch, seq_len, d_model, heads = helper_case(seed)
     torch.manual_seed(seed)
@@ -112,7 +111,6 @@ def test_add_zero_attn_is_modelled_or_refused(seed):
     close(ours(x)[0], theirs(x, x, x)[0], 1e-5, 0)
 
 
-@open_bug("the refusal names add_bias_kv but not what to do instead")
 @pytest.mark.refuse
 def test_add_bias_kv_is_refused_saying_what_to_do():
     """test_multihead_attention.py, TestMultiheadAttentionNN.test_multihead_attention
@@ -127,7 +125,6 @@ def test_add_bias_kv_is_refused_saying_what_to_do():
     )
 
 
-@open_bug("the refusal names kdim/vdim but not the widths nor what to do instead")
 @pytest.mark.refuse
 @pytest.mark.parametrize("kdim", [2, 5])
 def test_separate_key_widths_are_refused_naming_the_widths(kdim):
@@ -322,7 +319,6 @@ def test_copy_without_weights_equals_multihead_attention_with_boolean_masks(
     close(out_o[~dead], out_t[~dead], *DEFAULT_TOL[torch.float32])
 
 
-@h1("a float mask is refused with need_weights=True and added with need_weights=False")
 @pytest.mark.refuse
 @pytest.mark.parametrize("attn_mask_dim", [2, 3])
 def test_a_float_mask_gets_one_answer_whatever_need_weights(attn_mask_dim):
@@ -372,7 +368,6 @@ def test_copy_of_a_module_of_ones_gives_sixteen_everywhere(need_weights):
     assert torch.equal(out, torch.full((1, 2, 4), 16.0))
 
 
-@h1("from_torch copies a module with dropout > 0 without a word")
 @pytest.mark.refuse
 @pytest.mark.parametrize("dropout", [0.1, 0.5])
 def test_a_module_with_dropout_is_not_copied_silently(dropout):
