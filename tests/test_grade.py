@@ -1,4 +1,4 @@
-"""The grader (`make grade SUBMISSIONS=folder`, `kit/grade.py`) on generated submissions.
+"""The grader (`make grade SUBMISSIONS=folder`, `kit/grading/`) on generated submissions.
 
 Every submission is made here from `make assignments`' own machinery: chapter 2's student
 notebook (a short chapter), its answers filled in from the chapter's solutions, or driven to
@@ -32,7 +32,13 @@ import numpy as np
 import pytest
 from repo_paths import ROOT
 
-from kit import assignments, grade, gradebook
+import kit.grading
+from kit import assignments
+from kit.grading import cli, instrument, report, runs
+from kit.grading.decode import Opaque, decode, same
+from kit.grading.points import template_text
+from kit.grading.rows import COLUMNS, FAULTS, VERDICTS, Row
+from kit.grading.templates import Template, load_template, load_templates, match_chapter
 from lessons.checks import catalogue, ch02  # noqa: E402
 
 CHAPTER = "02_dot_products_and_softmax"
@@ -243,7 +249,7 @@ def _latest(folder) -> Path:
 def _run(folder, *args) -> str:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        assert grade.main([str(folder), *args]) == 0
+        assert cli.main([str(folder), *args]) == 0
     return printed.getvalue()
 
 
@@ -263,7 +269,7 @@ def batch(tmp_path_factory, student, solutions):
     run = _latest(folder)
     with (run / "grades.csv").open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
-        assert tuple(reader.fieldnames) == grade.COLUMNS
+        assert tuple(reader.fieldnames) == COLUMNS
         rows = list(reader)
     by = {(r["student"], r["exercise"]): r for r in rows}
     assert len(by) == len(rows), "one row per student and exercise"
@@ -287,8 +293,8 @@ def test_every_file_gets_rows_and_only_ipynb_files_are_submissions(batch):
     students = {s for s, _ in by}
     assert "notes" not in students
     assert {"all_right", "all_blank", "not_json", "json_not_notebook", "no_chapter"} <= students
-    assert all(r["verdict"] in grade.VERDICTS for r in by.values())
-    assert [{k: r[k] for k in grade.COLUMNS} for r in data] == list(by.values())
+    assert all(r["verdict"] in VERDICTS for r in by.values())
+    assert [{k: r[k] for k in COLUMNS} for r in data] == list(by.values())
     assert all(r["message"] for r in data if r["verdict"] != "right")
 
 
@@ -363,7 +369,7 @@ def test_a_deleted_check_cell_is_an_error_and_a_broken_cell_is_noted(batch):
     assert column["mistake"] in catalogue()[NUMBER][SOFTMAX], column
     assert "RuntimeError: a cell the student broke" in _message(data, student, "2.1")
     assert by[(student, "2.1")]["verdict"] == "wrong"  # the exercise itself still graded
-    assert f"students {grade.FAULTS['check_deleted']} ({KEY}, Exercise 2.2)" in summary
+    assert f"students {FAULTS['check_deleted']} ({KEY}, Exercise 2.2)" in summary
 
 
 def test_an_answer_built_on_edited_givens_is_wrong_and_says_which_given(batch):
@@ -372,7 +378,7 @@ def test_an_answer_built_on_edited_givens_is_wrong_and_says_which_given(batch):
     assert row["verdict"] == "wrong" and "given_edited" in row["mistake"].split(";"), row
     assert "`wanted` differs from the chapter's" in _message(data, "edited_given", "2.2")
     assert by[("edited_given", "2.1")]["verdict"] == "right"
-    assert f"students {grade.FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in summary
+    assert f"students {FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in summary
 
 
 def test_a_given_recast_to_another_type_with_the_same_values_is_not_an_edit(batch):
@@ -405,7 +411,7 @@ def test_files_that_are_no_notebook_or_no_chapter_get_one_error_row(batch):
     ):
         row = by[(student, "")]
         assert (row["verdict"], row["mistake"], row["notebook"]) == ("error", mistake, "")
-        assert f"- {student}: {grade.FAULTS[mistake]}" in summary
+        assert f"- {student}: {FAULTS[mistake]}" in summary
 
 
 def test_the_summary_counts_every_verdict_of_each_exercise(batch):
@@ -413,7 +419,7 @@ def test_the_summary_counts_every_verdict_of_each_exercise(batch):
     for exercise, check in (("2.1", PERPENDICULAR), ("2.2", KEY), ("2.3", SOFTMAX)):
         counts = [
             sum(1 for (s, e), r in by.items() if e == exercise and r["verdict"] == v)
-            for v in grade.VERDICTS
+            for v in VERDICTS
         ]
         line = f"| {exercise} | {check} | " + " | ".join(map(str, counts)) + " |"
         assert line in summary
@@ -459,8 +465,8 @@ def test_an_endless_loop_costs_its_own_exercise_and_a_dying_kernel_is_an_error(
 
 
 @pytest.fixture(scope="module")
-def template() -> grade.Template:
-    return grade.load_template(SOURCE)
+def template() -> Template:
+    return load_template(SOURCE)
 
 
 def test_the_template_lists_the_checked_exercises_by_their_headings(template):
@@ -473,18 +479,18 @@ def test_the_template_lists_the_checked_exercises_by_their_headings(template):
 
 
 def test_a_notebook_is_matched_by_its_metadata_then_by_its_content(student):
-    templates = grade.load_templates()
+    templates = load_templates()
     assert student.metadata["lessons"]["chapter"] == CHAPTER
-    assert grade.match_chapter(student, templates).chapter == CHAPTER
+    assert match_chapter(student, templates).chapter == CHAPTER
     bare = copy.deepcopy(student)
     bare.metadata = {}
-    assert grade.match_chapter(bare, templates).chapter == CHAPTER
+    assert match_chapter(bare, templates).chapter == CHAPTER
     other = copy.deepcopy(student)
     other.metadata["lessons"] = {"chapter": "05_hand_worked_example"}
-    assert grade.match_chapter(other, templates).chapter == "05_hand_worked_example"
+    assert match_chapter(other, templates).chapter == "05_hand_worked_example"
     nothing = nbformat.v4.new_notebook()
     nothing.cells = [nbformat.v4.new_code_cell("x = 1")]
-    assert grade.match_chapter(nothing, templates) is None
+    assert match_chapter(nothing, templates) is None
 
 
 def test_the_template_knows_answers_givens_constants_and_inputs_to_choose(template):
@@ -497,7 +503,7 @@ def test_the_template_knows_answers_givens_constants_and_inputs_to_choose(templa
     ]
     assert roles["2.2"] == [("answer", "answer"), ("Q_ex", "given"), ("wanted", "given")]
     assert roles["2.3"] == [("my_softmax", "answer")]
-    lm = grade.load_template(ROOT / "book" / "12_language_model_on_real_text.ipynb")
+    lm = load_template(ROOT / "book" / "12_language_model_on_real_text.ipynb")
     (copy_ratio,) = [c for c in lm.checks if c.exercise == "12.3"]
     assert [a.role for a in copy_ratio.arguments] == ["answer", "chosen", "given", "given"]
     assert copy_ratio.template == "lessons.check_copy_ratio(__a0, __a1, __a2, __a3)"
@@ -527,7 +533,7 @@ def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each
     nb = copy.deepcopy(student)
     cell = _cell(nb, PERPENDICULAR)
     cell.source = change(cell.source)
-    graded, slots, origin, deleted = grade.build(nb, template, "token")
+    graded, slots, origin, deleted = instrument.build(nb, template, "token")
     assert deleted == set()
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert [graded.cells[i].source for i in sorted(origin)] == code  # nothing rewritten
@@ -542,18 +548,18 @@ def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each
 def test_an_exercise_whose_check_call_is_gone_is_captured_after_its_last_cell(student, template):
     nb = copy.deepcopy(student)
     _cell(nb, KEY).source = "answer = np.array([2.0, 1.0])"
-    graded, slots, origin, deleted = grade.build(nb, template, "token")
+    graded, slots, origin, deleted = instrument.build(nb, template, "token")
     (slot,) = [s for s in slots if s.exercise == "2.2"]
     assert graded.cells[slot.after].source == "answer = np.array([2.0, 1.0])"
     nb.cells.remove(_cell(nb, SOFTMAX))
-    assert grade.build(nb, template, "token")[3] == {"2.3"}
+    assert instrument.build(nb, template, "token")[3] == {"2.3"}
 
 
 def _plain(value) -> dict:
-    """A value as the kernel side encodes it (kit/grade_kernel.py, run here)."""
+    """A value as the kernel side encodes it (kit/grading/kernel_side.py, run here)."""
     namespace: dict = {}
-    source = grade.KERNEL_CODE.read_text(encoding="utf-8")
-    exec(compile(source.split("class _Lessons")[0], "kernel", "exec"), namespace)
+    source = instrument.KERNEL_CODE.read_text(encoding="utf-8")
+    exec(compile(source.split("# --- from here on")[0], "kernel", "exec"), namespace)
     return namespace["_encode"](value)
 
 
@@ -577,7 +583,7 @@ def test_givens_are_compared_by_value_whatever_their_type(student_value, chapter
 
     if isinstance(student_value, str) and student_value == "tensor":
         student_value = torch.tensor([4.0, -1.0], dtype=torch.float32)
-    assert grade.same(_plain(student_value), _plain(chapter_value)) is equal
+    assert same(_plain(student_value), _plain(chapter_value)) is equal
 
 
 def test_values_travel_out_of_the_kernel_without_pickle_and_come_back_equal():
@@ -590,15 +596,15 @@ def test_values_travel_out_of_the_kernel_without_pickle_and_come_back_equal():
     for value in values:
         plain = _plain(value)
         json.dumps(plain)  # plain JSON: nothing to unpickle
-        back = grade.decode(plain)
+        back = decode(plain)
         assert type(back) is type(value) or isinstance(value, np.generic | torch.Tensor), value
-    assert isinstance(grade.decode(_plain(lambda x: x)), grade.Opaque)
-    assert grade.decode(_plain(torch.ones(2, dtype=torch.float16))).dtype == torch.float16
+    assert isinstance(decode(_plain(lambda x: x)), Opaque)
+    assert decode(_plain(torch.ones(2, dtype=torch.float16))).dtype == torch.float16
 
 
 def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
     def row(student, exercise, check, verdict, *mistakes):
-        return grade.Row(student, CHAPTER, exercise, verdict, list(mistakes), check=check)
+        return Row(student, CHAPTER, exercise, verdict, list(mistakes), check=check)
 
     rows = [
         row("a", "2.1", PERPENDICULAR, "wrong", "dot_product"),
@@ -607,7 +613,7 @@ def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
         row("c", "2.2", KEY, "wrong", "scores_as_key", "given_edited"),
         row("d", "2.1", PERPENDICULAR, "error", "NameError"),
     ]
-    text = grade.summary(rows, {CHAPTER: grade.load_template(SOURCE)}, catalogue())
+    text = report.summary(rows, {CHAPTER: load_template(SOURCE)}, catalogue())
     described = catalogue()[NUMBER]
     mistakes, faults = text.split("Faults (read these notebooks):")
     expected = [
@@ -618,7 +624,7 @@ def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
         f"- 1 of 4 students {described[KEY]['scores_as_key']} ({KEY}, Exercise 2.2)",
     ]
     assert [line for line in mistakes.splitlines() if line.startswith("- ")] == expected
-    assert f"- 1 of 4 students {grade.FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in faults
+    assert f"- 1 of 4 students {FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in faults
     assert f"- 1 of 4 students raised NameError ({PERPENDICULAR}, Exercise 2.1)" in faults
     assert f"| 2.1 | {PERPENDICULAR} | 0 | 3 | 0 | 1 | 0 |" in mistakes
 
@@ -634,12 +640,12 @@ def test_submissions_are_named_by_file_or_by_folder(tmp_path):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("{}", encoding="utf-8")
     (tmp_path / "grades.csv").write_text("", encoding="utf-8")
-    found = [(p.relative_to(tmp_path).as_posix(), s) for p, s in grade.submissions(tmp_path)]
+    found = [(p.relative_to(tmp_path).as_posix(), s) for p, s in runs.submissions(tmp_path)]
     assert found == [("alice.ipynb", "alice"), ("bob/02.ipynb", "bob"), ("bob/05.ipynb", "bob")]
 
 
 def test_a_missing_folder_is_a_usage_error(tmp_path, capsys):
-    assert grade.main([str(tmp_path / "nowhere")]) == 2
+    assert cli.main([str(tmp_path / "nowhere")]) == 2
     assert "not a folder" in capsys.readouterr().err
 
 
@@ -655,10 +661,10 @@ def test_make_grade_runs_the_tool_and_the_readme_warns_about_untrusted_code():
         text=True,
         check=True,
     ).stdout  # -n: prints the commands, runs none (no install either)
-    assert 'kit/grade.py "some folder" --timeout 5 --jobs 2' in dry
+    assert '-m kit grade "some folder" --timeout 5 --jobs 2' in dry
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make grade SUBMISSIONS=" in readme and "container" in readme
-    assert "container" in grade.__doc__
+    assert "container" in kit.grading.__doc__
 
 
 def test_the_mistake_answers_of_exercise_2_1_are_distinct():
@@ -671,7 +677,7 @@ def test_the_mistake_answers_of_exercise_2_1_are_distinct():
 def test_the_guide_says_what_to_do_with_every_fault_and_what_can_be_faked():
     guide = (ROOT / "book" / "instructor_guide.md").read_text(encoding="utf-8")
     table = guide.split("#### What to do with each fault row", 1)[1].split("####", 1)[0]
-    for fault in grade.FAULTS:
+    for fault in FAULTS:
         assert f"`{fault}`" in table, fault
     faked = guide.split("#### What a determined student can fake", 1)[1].split("####", 1)[0]
     # A function answer (its placeholder is `name = None`) is checked inside the kernel.
@@ -689,15 +695,15 @@ def test_the_guide_says_what_to_do_with_every_fault_and_what_can_be_faked():
 
 def test_a_check_a_chapter_borrows_from_another_is_described_from_its_own_chapter():
     """Exercise 5.2 calls chapter 4's check_attention: its mistakes are named, not faults."""
-    five = grade.load_template(ROOT / "book" / "05_hand_worked_example.ipynb")
+    five = load_template(ROOT / "book" / "05_hand_worked_example.ipynb")
     rows = [
-        grade.Row("a", five.chapter, "5.2", "wrong", ["no_scaling"], check="check_attention"),
-        grade.Row("b", five.chapter, "5.2", "right", [], check="check_attention"),
+        Row("a", five.chapter, "5.2", "wrong", ["no_scaling"], check="check_attention"),
+        Row("b", five.chapter, "5.2", "right", [], check="check_attention"),
     ]
-    text = grade.summary(rows, {five.chapter: five}, catalogue())
+    text = report.summary(rows, {five.chapter: five}, catalogue())
     mistakes = text.split("Faults")[0]
     words = catalogue()[4]["check_attention"]["no_scaling"]
     assert f"- 1 of 2 students {words} (check_attention, Exercise 5.2)" in mistakes
     assert "Faults" not in text
-    points = gradebook.template_text({five.chapter: five}, catalogue())
+    points = template_text({five.chapter: five}, catalogue())
     assert "#   no_scaling: " in points.split('"5.2"')[1]
