@@ -4,32 +4,38 @@ Every submission is made here from `make assignments`' own machinery: chapter 2'
 notebook (a short chapter), its answers filled in from the chapter's solutions, or driven to
 each named mistake of Exercise 2.1 that the checks' catalogue lists, laid out as students lay
 them out (a scratch cell, a function in its own cell, a second checking cell, `print`,
-`%%time`, a check imported by name), or broken on purpose (edited givens, a patched check,
-an endless loop). Real kernels are slow, so the grader runs twice for the whole module: once
-over a class of every scenario (two notebooks at a time), once with a short time limit per
-cell over an endless loop and a dying kernel. The blank notebook is the student notebook as
-handed out, whole; the others keep only its set-up, its imports and the exercises, which is
-all the exercises need (and much faster). The tests then read the CSV, the JSON and the
-summary of the run it wrote. A few tests need no kernel (how a notebook is matched to its
-chapter, where the grader's cells go, how givens are compared).
+`%%time`, a check imported by name), its check called as students call it (answers under
+other names or inline, keywords, renamed or edited givens, a stale `answer`), or broken on
+purpose (edited givens, a patched check, an endless loop). The whole grader runs on them,
+except the kernels: what each kernel showed is replayed from stored transcripts
+(`tests/kernel_transcripts.py`; a notebook without one runs in a kernel), so judging,
+reporting and the gradebook are tested in seconds. The blank notebook is the student
+notebook as handed out, whole; the others keep only its set-up, its imports and the
+exercises. A few tests need no grading run (how a notebook is matched to its chapter, where
+the grader's cells go, how givens are compared, how a call is matched to the chapter's).
 
-The class over other chapters, the gradebook and its exports are tests/test_grade_class.py.
+One class graded in real kernels end to end, the gradebook and its exports are
+tests/test_grade_class.py.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import copy
 import csv
 import io
 import json
+import pickle
 import re
 import subprocess
+import warnings
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
+from kernel_transcripts import Transcripts
 from repo_paths import ROOT
 
 import kit.grading
@@ -239,7 +245,93 @@ def _class(student, solutions) -> dict[str, nbformat.NotebookNode]:
     )
     _fill(patched, SOFTMAX, COLUMN_SOFTMAX)
     submitted["patched_close"] = patched
+    submitted.update(_calls_as_students_write_them(student, solutions))
     return submitted
+
+
+KEY_SOLUTION = "np.linalg.solve(Q_ex, wanted)"  # the key k with Q_ex @ k = wanted
+SOFTMAX_SOURCE = (
+    "def soft(x):\n    e = np.exp(x - x.max(axis=-1, keepdims=True))\n"
+    "    return e / e.sum(axis=-1, keepdims=True)"
+)
+#: Student -> {exercise: (verdict, mistakes)}: check calls as students write them (issue 42).
+CALLS = {
+    # Answers under other names, `answer` still holding 2.1's number when 2.2 is checked.
+    "calls_other_names": {"2.1": ("right", ""), "2.2": ("right", ""), "2.3": ("right", "")},
+    # Answers passed inline, `answer` never set.
+    "calls_inline": {"2.1": ("right", ""), "2.2": ("right", ""), "2.3": ("right", "")},
+    # Keywords, in another order than the chapter's.
+    "calls_keywords": {"2.2": ("right", "")},
+    # The givens renamed (the old names deleted) and passed under the new names.
+    "calls_renamed_givens": {"2.2": ("right", "")},
+    # Renamed and edited: caught by value, named by the chapter's name.
+    "calls_renamed_and_edited": {"2.2": ("wrong", "given_edited")},
+    # A constant of the call edited: judged with the chapter's, flagged.
+    "calls_edited_constant": {"2.1": ("wrong", "given_edited")},
+    # 2.2's check never called, `answer` left from 2.1: not judged as 2.2's.
+    "calls_never_called_stale": {"2.1": ("right", ""), "2.2": ("unanswered", "")},
+    # A check called twice in one cell, a slip then the right answer: its best.
+    "calls_twice_in_a_cell": {"2.1": ("right", "")},
+    # The check called from a helper function defined in the exercise's cell.
+    "calls_through_a_helper": {"2.2": ("right", "")},
+}
+
+
+def _calls_as_students_write_them(student, solutions) -> dict[str, nbformat.NotebookNode]:
+    out = {}
+
+    def cell(nb, check, source):
+        _cell(nb, check).source = source
+
+    nb = _short(student)
+    _answer(nb, PERPENDICULAR, "-0.5")
+    _fill(nb, KEY, f"key = {KEY_SOLUTION}")
+    _cell(nb, KEY).source = _cell(nb, KEY).source.replace("(answer, Q_ex", "(key, Q_ex")
+    cell(nb, SOFTMAX, SOFTMAX_SOURCE + "\n\n\nlessons.check_softmax_function(soft)")
+    out["calls_other_names"] = nb
+    nb = _short(student)
+    cell(nb, PERPENDICULAR, "lessons.check_perpendicular_entry(-1 / 2, [1, -2, 4], [3, 0, -1], 1)")
+    source = _cell(nb, KEY).source.replace("answer = ...  # your key, a vector of 2 numbers\n", "")
+    cell(nb, KEY, source.replace("(answer, Q_ex", f"({KEY_SOLUTION}, Q_ex"))
+    cell(nb, SOFTMAX, "lessons.check_softmax_function(lambda x: lessons.softmax(x, axis=-1))")
+    out["calls_inline"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, f"key = {KEY_SOLUTION}")
+    source = _cell(nb, KEY).source
+    cell(nb, KEY, source.replace("(answer, Q_ex, wanted)", "(scores=wanted, answer=key, Q=Q_ex)"))
+    out["calls_keywords"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, "Q, s = Q_ex, wanted\ndel Q_ex, wanted\nanswer = np.linalg.solve(Q, s)")
+    cell(nb, KEY, _cell(nb, KEY).source.replace("(answer, Q_ex, wanted)", "(answer, Q, s)"))
+    out["calls_renamed_givens"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, "Q, s = Q_ex, Q_ex @ np.array([1.0, 1.0])\nanswer = np.array([1.0, 1.0])")
+    cell(nb, KEY, _cell(nb, KEY).source.replace("(answer, Q_ex, wanted)", "(answer, Q, s)"))
+    out["calls_renamed_and_edited"] = nb
+    nb = _short(student)
+    _answer(nb, PERPENDICULAR, "-1.0")  # right for a = [1, -2, 5]
+    source = _cell(nb, PERPENDICULAR).source
+    cell(nb, PERPENDICULAR, source.replace("[1, -2, 4]", "[1, -2, 5]"))
+    out["calls_edited_constant"] = nb
+    nb = _short(student)
+    _answer(nb, PERPENDICULAR, "-0.5")
+    cell(nb, KEY, "# Exercise 2.2: I will come back to it")
+    out["calls_never_called_stale"] = nb
+    nb = _short(student)
+    source = _cell(nb, PERPENDICULAR).source.replace("answer = ...", "answer = 0.5")
+    cell(nb, PERPENDICULAR, source + "\nanswer = -0.5\n" + source.splitlines()[-1])
+    out["calls_twice_in_a_cell"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, "def try_key(k):\n    return lessons.check_key_for_scores(k, Q_ex, wanted)")
+    cell(
+        nb,
+        KEY,
+        _cell(nb, KEY).source.replace(
+            "lessons.check_key_for_scores(answer, Q_ex, wanted)", f"try_key({KEY_SOLUTION})"
+        ),
+    )
+    out["calls_through_a_helper"] = nb
+    return out
 
 
 def _latest(folder) -> Path:
@@ -254,7 +346,19 @@ def _run(folder, *args) -> str:
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory, student, solutions):
+def transcripts():
+    """The kernels' transcripts of this module's notebooks, replayed (tests/kernel_transcripts.py)."""
+    store = Transcripts()
+    with pytest.MonkeyPatch.context() as patch:
+        store.install(patch)
+        yield store
+    note = store.finish()
+    if note:
+        warnings.warn(note, stacklevel=1)
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory, student, solutions, transcripts):
     """The main batch, graded once: (rows by (student, exercise), JSON rows, summary, printed)."""
     folder = tmp_path_factory.mktemp("submissions")
     for name, nb in _class(student, solutions).items():
@@ -389,6 +493,25 @@ def test_a_given_recast_to_another_type_with_the_same_values_is_not_an_edit(batc
     )
 
 
+@pytest.mark.parametrize("student", sorted(CALLS))
+def test_the_grader_judges_what_the_students_check_call_received(batch, student):
+    """Answers under any name or inline are right with no flag; renamed givens are known by
+    their values, edited ones caught; a stale `answer` is never judged for another exercise."""
+    by, data, *_ = batch
+    for exercise, (verdict, mistake) in CALLS[student].items():
+        row = by[(student, exercise)]
+        assert (row["verdict"], row["mistake"]) == (verdict, mistake), row
+        assert "NameError" not in _message(data, student, exercise)
+    assert "`wanted` differs from the chapter's" in _message(
+        data, "calls_renamed_and_edited", "2.2"
+    )
+    assert "`[1, -2, 4]` differs from the chapter's" in _message(
+        data, "calls_edited_constant", "2.1"
+    )
+    stale = _message(data, "calls_never_called_stale", "2.2")
+    assert "was not called under Exercise 2.2" in stale and "outside Exercise 2.2" in stale
+
+
 def test_patching_the_checks_in_the_kernel_fakes_no_verdict_and_is_reported(batch):
     by, data, *_ = batch
     judged_outside = by[("patched_close", "2.1")]
@@ -429,7 +552,7 @@ def test_the_summary_counts_every_verdict_of_each_exercise(batch):
 
 
 def test_an_endless_loop_costs_its_own_exercise_and_a_dying_kernel_is_an_error(
-    tmp_path, student, solutions
+    tmp_path, student, solutions, transcripts
 ):
     looping = _short(student)
     _fill(looping, PERPENDICULAR, solutions[PERPENDICULAR])
@@ -707,3 +830,60 @@ def test_a_check_a_chapter_borrows_from_another_is_described_from_its_own_chapte
     assert "Faults" not in text
     points = template_text({five.chapter: five}, catalogue())
     assert "#   no_scaling: " in points.split('"5.2"')[1]
+
+
+# --- a call matched to the chapter's (no kernel) ----------------------------------------------
+
+
+def _call(**values) -> dict:
+    """A recorded call of a check, as kernel_side.py records it: values by parameter."""
+    return {"name": KEY, "values": {k: _plain(v) for k, v in values.items()}, "pickled": {}}
+
+
+def test_a_call_is_judged_on_its_values_matched_to_the_chapters_call_by_parameter(template):
+    from kit.grading.judge import Reference, indexed, judge
+
+    check = next(c for c in template.checks if c.exercise == "2.2")
+    assert [a.parameter for a in check.arguments] == ["answer", "Q", "scores"]
+    q, wanted = np.array([[1, 2], [-1, 1]]), np.array([4, -1])
+    pickled = {k: base64.b64encode(pickle.dumps(v)).decode() for k, v in (("1", q), ("2", wanted))}
+    chapter = Reference(
+        values={"2.2": {"1": _plain(q), "2": _plain(wanted)}}, pickled={"2.2": pickled}
+    )
+    right = _call(scores=wanted.astype(float), Q=q, answer=np.array([2.0, 1.0]))
+    assert set(indexed(right, check)[0]) == {"0", "1", "2"}
+    outcome = judge(right, check, chapter)
+    assert (outcome.verdict, outcome.mistakes) == ("right", [])
+    edited = _call(answer=np.array([1.0, 1.0]), Q=q, scores=q @ np.array([1.0, 1.0]))
+    outcome = judge(edited, check, chapter)
+    assert (outcome.verdict, outcome.mistakes[-1]) == ("wrong", "given_edited")
+    assert "`wanted` differs from the chapter's (by up to 4)" in " ".join(outcome.messages)
+    unbound = {"name": KEY, "unbound": "TypeError: missing a required argument: 'scores'"}
+    assert judge(unbound, check, chapter).verdict == "error"
+
+
+def test_a_name_stands_for_the_answer_only_when_it_was_last_set_under_its_exercise(
+    student, template
+):
+    nb = copy.deepcopy(student)
+    _answer(nb, PERPENDICULAR, "-0.5")
+    _, slots, _, _ = instrument.build(nb, template, "token")
+    assert all(s.allow_names for s in slots), [s.why for s in slots]
+    _cell(nb, KEY).source = "# later"  # 2.2's cell: no answer, no check
+    _, slots, _, _ = instrument.build(nb, template, "token")
+    (slot,) = [s for s in slots if s.exercise == "2.2"]
+    assert not slot.allow_names and "outside Exercise 2.2" in slot.why
+
+
+@pytest.mark.parametrize(
+    ("source", "names"),
+    [
+        ("%%time\nanswer = 1", {"answer"}),
+        ("with ctx() as c:\n    answer, (b, *d) = f()", {"c", "answer", "b", "d"}),
+        ("for i in x:\n    total += i\n!ls", {"i", "total"}),
+        ("def my_softmax(x):\n    inner = 1\nimport numpy as np", {"my_softmax", "np"}),
+        ("answer = (", set()),
+    ],
+)
+def test_the_names_a_cell_sets_are_read_from_its_code(source, names):
+    assert instrument.binds(source) == names

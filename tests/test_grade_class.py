@@ -28,11 +28,13 @@ import os
 import re
 import shutil
 import time
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
 import pytest
+from kernel_transcripts import Transcripts
 from repo_paths import ROOT
 
 from kit import assignments, bench_grade
@@ -701,10 +703,16 @@ def _files(run: Path) -> dict[str, bytes]:
     return {p.relative_to(run).as_posix(): p.read_bytes() for p in run.rglob("*") if p.is_file()}
 
 
-def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(tmp_path):
+def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(
+    tmp_path, monkeypatch
+):
     """`--jobs` changes how long a run takes, never what it writes: same rows, same order,
     same gradebook, exports and feedback, byte for byte (the run's time given, as Moodle's
-    `Last modified (grade)` carries it)."""
+    `Last modified (grade)` carries it). The kernels' transcripts are replayed
+    (tests/kernel_transcripts.py), each after a wait of its own, so that the notebooks
+    finish in another order than they started."""
+    transcripts = Transcripts(jitter=0.3)
+    transcripts.install(monkeypatch)
     student = _short_chapter_7(bench_grade.student_notebook(tmp_path / "assignments"))
     folder = tmp_path / "class"
     expected = bench_grade.write_class(folder, student, FEW)
@@ -722,6 +730,9 @@ def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(
     different = [p for p in one if one[p] != two[p]]
     assert different == []
     assert "2026-01-05 09:30:00 UTC" in one["moodle_07_multi_head_attention.csv"].decode()
+    note = transcripts.finish()
+    if note:
+        warnings.warn(note, stacklevel=1)
 
 
 def test_the_default_number_of_jobs_is_the_cpus_this_process_may_use():

@@ -32,34 +32,28 @@ def calls_of(record: dict) -> list[dict]:
 def judged(record: dict, check, slot: Slot, reference: Reference, graded, origin) -> list[Outcome]:
     """The outcome of each call a capture shows; `unanswered` where the check was not called."""
     calls = calls_of(record)
-    if not calls:
-        return [
-            Outcome(
-                "unanswered",
-                [],
-                [
-                    f"{check.name} was not called under Exercise {check.exercise}, and "
-                    f"{slot.why or 'its answer could not be read'}: call it on your answer as "
-                    "the exercise's cell does"
-                ],
-            )
-        ]
     tampered = record.get("tampered") or []
     tampered = tampered if isinstance(tampered, list) else ["the record"]
-    found = []
+    found = [judge(call, check, reference, tampered) for call in calls] or [
+        Outcome(
+            "unanswered",
+            [],
+            [
+                f"{check.name} was not called under Exercise {check.exercise}, and "
+                f"{slot.why or 'its answer could not be read'}: call it on your answer as "
+                "the exercise's cell does"
+            ],
+        )
+    ]
     raised = cell_error(graded.cells[slot.after])
-    for call in calls:
-        outcome = judge(call, check, reference, tampered)
-        if raised and outcome.verdict != "right" and raised[0] != "KeyboardInterrupt":
-            outcome = Outcome(
-                "error",
-                [raised[0]],
-                [
-                    f"the cell that checks it (cell {origin[slot.after] + 1}) raised "
-                    f"{raised[0]}: {raised[1]}"
-                ],
-            )
-        found.append(outcome)
+    if raised and raised[0] != "KeyboardInterrupt":
+        message = (
+            f"the cell that checks it (cell {origin[slot.after] + 1}) raised "
+            f"{raised[0]}: {raised[1]}"
+        )
+        found = [
+            o if o.verdict == "right" else Outcome("error", [raised[0]], [message]) for o in found
+        ]
     return found
 
 

@@ -20,7 +20,7 @@ class Opaque:
 
 
 def decode(data: dict):
-    """The value `kit/grade_kernel.py` encoded (no pickle: nothing in it runs code)."""
+    """The value `kernel_side.py` encoded (no pickle: nothing in it runs code)."""
     kind = data.get("t")
     if kind == "none":
         return None
@@ -99,3 +99,51 @@ def same_value(a, b) -> bool:
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return len(a) == len(b) and all(same_value(p, q) for p, q in zip(a, b, strict=True))
     return type(a) is type(b) and a == b
+
+
+def difference(student: dict, chapter: dict) -> str:
+    """What differs between a given as the student's kernel held it and the chapter's, in
+    words ("" where nothing more can be said): a model's training, a shape, the largest gap."""
+    try:
+        a, b = decode(student), decode(chapter)
+    except Exception:  # a malformed record
+        return ""
+    if isinstance(a, Opaque) and isinstance(b, Opaque):
+        if a.type != b.type:
+            return f"a {a.type} where the chapter's is a {b.type}"
+        mine, theirs = student.get("training"), chapter.get("training")
+        if mine is not None and theirs is not None and not same(mine, theirs):
+            return f"{_trained(mine)}, where the chapter's model had {_trained(theirs)}"
+        gaps = [
+            (gap, name)
+            for name in sorted(set(a.state or {}) & set(b.state or {}))
+            if (gap := _gap(a.state[name], b.state[name])) is not None
+        ]
+        return (
+            f"its weights differ, by up to {max(gaps)[0]:.3g} in `{max(gaps)[1]}`" if gaps else ""
+        )
+    x, y = _numbers(a), _numbers(b)
+    if x is not None and y is not None:
+        if x.shape != y.shape:
+            return f"shape {list(x.shape)} where the chapter's is {list(y.shape)}"
+        return f"by up to {float(np.nanmax(np.abs(x - y))):.3g}" if x.size else ""
+    return ""
+
+
+def _gap(student: dict, chapter: dict) -> float | None:
+    x, y = _numbers(decode(student)), _numbers(decode(chapter))
+    if x is None or y is None or x.shape != y.shape or not x.size:
+        return None
+    return float(np.nanmax(np.abs(x - y)))
+
+
+def _trained(plain: dict) -> str:
+    """A model's `training_runs` in chapter 11's words (`lessons.checks.ch11.training_of`)."""
+    from types import SimpleNamespace
+
+    from lessons.checks.ch11 import training_of
+
+    try:
+        return training_of(SimpleNamespace(training_runs=decode(plain)))
+    except (KeyError, TypeError, ValueError):
+        return "another training"

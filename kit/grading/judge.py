@@ -8,7 +8,7 @@ import inspect
 import pickle
 from dataclasses import dataclass, field
 
-from kit.grading.decode import Opaque, decode, same, same_value
+from kit.grading.decode import Opaque, decode, difference, same, same_value
 from kit.grading.rows import VERDICTS
 from kit.grading.templates import Check
 
@@ -106,11 +106,11 @@ def judge(
         plain = values.get(key)
         if argument.role == "constant":  # judged with the chapter's, written in the call
             if plain is not None and not _same_constant(plain, argument.source):
-                edited.append(argument.source)
+                edited.append((argument.source, ""))
             continue
         if argument.role == "given":
             if plain is not None and key in given and not same(plain, given[key]):
-                edited.append(argument.source)
+                edited.append((argument.source, difference(plain, given[key])))
             if key in pickles:  # the chapter's own
                 names[f"__a{index}"] = pickle.loads(base64.b64decode(pickles[key]))
                 continue
@@ -128,7 +128,7 @@ def judge(
         names[f"__a{index}"] = decode(plain)
     for parameter, plain in extra.items():
         if _differs_from_default(check.name, parameter, plain):
-            edited.append(f"{parameter}=")
+            edited.append((f"{parameter}=", "not the check's default"))
     values = names
     outcome = Outcome("error")
     inside = any(isinstance(v, Opaque) for v in values.values())
@@ -157,13 +157,16 @@ def judge(
         outcome.mistakes.append(str(verdict["mistake"]))
     outcome.messages.append(str(verdict.get("message", "")))
     if edited:
-        changed = ", ".join(f"`{s}`" for s in edited)
+        changed = "; ".join(
+            f"`{source}` differs from the chapter's" + (f" ({detail})" if detail else "")
+            for source, detail in edited
+        )
         if inside and outcome.verdict == "right":
             outcome.verdict = "wrong"
         if outcome.verdict != "right":
             outcome.mistakes.append("given_edited")
         outcome.messages.append(
-            f"{changed} differs from the chapter's: "
+            f"{changed}: "
             + ("the chapter's was used to judge" if not inside else "judged with yours, not right")
         )
     if call.get("from_names"):

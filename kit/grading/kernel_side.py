@@ -187,7 +187,8 @@ def _encode(value, depth=0, budget=None):
         }
     if torch is not None and isinstance(value, torch.nn.Module):
         state = {k: _encode(v, depth + 1, budget) for k, v in value.state_dict().items()}
-        return {"t": "opaque", "type": kind.__name__, "state": state}
+        training = _encode(getattr(value, "training_runs", None), depth + 1, budget)
+        return {"t": "opaque", "type": kind.__name__, "state": state, "training": training}
     return {"t": "opaque", "type": getattr(kind, "__name__", "?")}
 
 
