@@ -7,7 +7,7 @@ container or VM that holds nothing else.
 
 Input: every `*.ipynb` in the folder (not in `grading/`, where the results go). A file directly
 in it is one student's notebook; a subfolder is one student with any number of chapters. Names
-from a learning platform's bulk download are read as students (`kit/gradebook.py`): Canvas's
+from a learning platform's bulk download are read as students (`students.py`): Canvas's
 `name_userid_submissionid_file.ipynb` (also `name_LATE_...`) and Moodle's
 `Full Name_participantid_assignsubmission_file_file.ipynb` (or that name as a folder), so the
 exports can carry each student's platform id. Otherwise the student is the file's stem, or
@@ -23,16 +23,23 @@ mistake `not_a_notebook`.
 How a notebook is graded: as a fresh kernel reads it. The grader runs the submission's code
 cells as they are, in order, in a fresh kernel (`python3`, a new temporary working folder).
 Nothing of the student's is removed or rewritten: a check called through `print(...)`, under
-`%%time`, imported by name (`from lessons import check_x`) or called twice is just code. After
-every cell that calls an exercise's check (and, where none does, after the last code cell
-under the exercise's heading), a grader cell evaluates the arguments of the *chapter's* check
-call (`lessons.check_attention(answer, Q_ex, K_ex, V_ex)`) in the student's namespace, wherever
-they were set (a scratch cell above, a function in its own cell, a second checking cell
-below), and shows them in a plain form (numbers, text, array bytes; `kit/grade_kernel.py`).
+`%%time`, imported by name (`from lessons import check_x`) or called twice is just code. The
+grader's first cell wraps every `lessons.check_*` the kernel can reach (`kernel_side.py`):
+each call records what it received, bound to the check's parameters. After every cell that
+names an exercise's check (and, where none does, after the last code cell under the
+exercise's heading), a grader cell shows the calls of that check made since its last one,
+each value in a plain form (numbers, text, array bytes). A call is matched to the chapter's
+check call (`lessons.check_attention(answer, Q_ex, K_ex, V_ex)`) by parameter, so an answer
+under another name or written inline, givens renamed, or keywords in another order are all
+the same call. Where the check was never called, the arguments of the chapter's call are
+read by their names in the student's namespace, but only where every name holding the
+answer was last set (statically: the cells' code) under that exercise's heading or in the
+cell itself; otherwise the exercise is `unanswered`, its message saying where the name was
+set. A value is never judged for an exercise it was not checked for.
 
 The verdict is reached outside the kernel: the grader calls the check in its own process on
 those values, so patching `lessons` inside the notebook fakes nothing. The givens (every
-argument that is not the student's answer) are compared with the chapter's own: the grader
+argument that is not the student's answer) are compared by value with the chapter's own, whatever the student named them: the grader
 first runs the chapter itself (`book/NN_*.ipynb`, solutions included) the same way, once per
 run, and keeps each exercise's givens. A given that differs (a zeroed `V_ex`) is replaced by
 the chapter's for the verdict, so an answer built on it is `wrong`, with the fault
@@ -70,7 +77,7 @@ Output: a new folder per run, `SUBMISSIONS/grading/<date-time>/` (earlier runs a
 mistake`), `grades.json` (the same rows with `check`, `message`, `points` and the student's
 platform ids), `summary.md` (also printed: per chapter, the verdicts per exercise, then every
 named mistake counted in words from the checks' catalogue, the most common first, then the
-faults), and the gradebook (`kit/gradebook.py`): `gradebook.csv` (one row per student with
+faults), and the gradebook (`exports.py`, `points.py`, `feedback.py`): `gradebook.csv` (one row per student with
 totals), `canvas.csv`, `moodle_<chapter>.csv` and `feedback/<student>.html`. Points come from
 `--points FILE` (`python -m kit gradebook --points-template` writes one); without it every
 exercise is worth one point.
