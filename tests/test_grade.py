@@ -274,6 +274,8 @@ CALLS = {
     "calls_twice_in_a_cell": {"2.1": ("right", "")},
     # The check called from a helper function defined in the exercise's cell.
     "calls_through_a_helper": {"2.2": ("right", "")},
+    # The check imported under another name in a cell above, called by that name.
+    "calls_aliased_import": {"2.2": ("right", "")},
 }
 
 
@@ -331,6 +333,12 @@ def _calls_as_students_write_them(student, solutions) -> dict[str, nbformat.Note
         ),
     )
     out["calls_through_a_helper"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, f"answer = {KEY_SOLUTION}")
+    cell(nb, KEY, _cell(nb, KEY).source.replace("lessons.check_key_for_scores(", "try_it("))
+    index = nb.cells.index(_cell(nb, PERPENDICULAR))
+    nb.cells.insert(index, nbformat.v4.new_code_cell(f"from lessons import {KEY} as try_it"))
+    out["calls_aliased_import"] = nb
     return out
 
 
@@ -664,7 +672,7 @@ def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each
     assert deleted == set()
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert [graded.cells[i].source for i in sorted(origin)] == code  # nothing rewritten
-    (slot,) = [s for s in slots if s.exercise == "2.1"]
+    (slot,) = [s for s in slots if s.exercise == "2.1" and not s.tail]
     assert graded.cells[slot.after].source == cell.source
     assert slot.index == slot.after + 1
     capture = graded.cells[slot.index].source
@@ -676,7 +684,7 @@ def test_an_exercise_whose_check_call_is_gone_is_captured_after_its_last_cell(st
     nb = copy.deepcopy(student)
     _cell(nb, KEY).source = "answer = np.array([2.0, 1.0])"
     graded, slots, origin, deleted = instrument.build(nb, template, "token")
-    (slot,) = [s for s in slots if s.exercise == "2.2"]
+    (slot,) = [s for s in slots if s.exercise == "2.2" and not s.tail]
     assert graded.cells[slot.after].source == "answer = np.array([2.0, 1.0])"
     nb.cells.remove(_cell(nb, SOFTMAX))
     assert instrument.build(nb, template, "token")[3] == {"2.3"}
@@ -872,10 +880,10 @@ def test_a_name_stands_for_the_answer_only_when_it_was_last_set_under_its_exerci
     nb = copy.deepcopy(student)
     _answer(nb, PERPENDICULAR, "-0.5")
     _, slots, _, _ = instrument.build(nb, template, "token")
-    assert all(s.allow_names for s in slots), [s.why for s in slots]
+    assert all(s.allow_names for s in slots if not s.tail), [s.why for s in slots]
     _cell(nb, KEY).source = "# later"  # 2.2's cell: no answer, no check
     _, slots, _, _ = instrument.build(nb, template, "token")
-    (slot,) = [s for s in slots if s.exercise == "2.2"]
+    (slot,) = [s for s in slots if s.exercise == "2.2" and not s.tail]
     assert not slot.allow_names and "outside Exercise 2.2" in slot.why
 
 

@@ -33,6 +33,9 @@ class Slot:
     #: was last set (before this slot) in a cell of this exercise. `why` says why not.
     allow_names: bool = False
     why: str = ""
+    #: One per check after the last cell: it shows the calls no earlier capture showed (a
+    #: check imported under another name and called in a cell that does not name it).
+    tail: bool = False
 
 
 def _setup_source(token: str, reference: bool) -> str:
@@ -149,4 +152,11 @@ def build(
             slot.allow_names = not slot.why
             graded.cells.append(nbformat.v4.new_code_cell(_capture_source(check, token, slot)))
             slots.append(slot)
+    for check in template.checks:
+        if check.exercise in deleted:
+            continue
+        slot = Slot(check.exercise, len(slots), len(graded.cells), len(graded.cells) - 1)
+        slot.why, slot.tail = "its check was called after every cell that names it", True
+        graded.cells.append(nbformat.v4.new_code_cell(_capture_source(check, token, slot)))
+        slots.append(slot)
     return graded, slots, origin, deleted
