@@ -726,6 +726,16 @@ def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(
         assert bench_grade.false_rows(rows, expected) == []
     one, two = _files(runs[1]), _files(runs[2])
     assert sorted(one) == sorted(two)
+    written = {p for p in one if not p.startswith("feedback/")}
+    assert written == {
+        "grades.csv",
+        "grades.json",
+        "summary.md",
+        "gradebook.csv",
+        "canvas.csv",
+        "moodle_07_multi_head_attention.csv",
+        "exports.txt",
+    }  # the files `make grade` has always written
     assert len([p for p in one if p.startswith("feedback/")]) == len(FEW)
     different = [p for p in one if one[p] != two[p]]
     assert different == []
