@@ -101,7 +101,7 @@ assignments: $(STAMP)  ## write student notebooks (no solutions) and their solut
 # Submissions are code: grade an untrusted class with `make grade-sandboxed` (no network, nothing of
 # yours visible), or inside a container or a VM. TIMEOUT: seconds per cell (default 60);
 # NOTEBOOK_TIMEOUT: per notebook (default 600); JOBS: notebooks run at once (default: the CPUs);
-# POINTS: a points file (kit/gradebook.py); STUDENT: regrade one student into a new run.
+# POINTS: a points file (kit/grading/points.py); STUDENT: regrade one student into a new run.
 GRADE_ARGS = $(strip $(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(NOTEBOOK_TIMEOUT),--notebook-timeout $(NOTEBOOK_TIMEOUT)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(POINTS),--points "$(POINTS)") $(if $(STUDENT),--student "$(STUDENT)"))
 grade: $(STAMP)  ## grade submitted notebooks, naming each mistake: make grade SUBMISSIONS=folder [POINTS=file]

@@ -11,8 +11,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "figure-text": ("kit.figure_text", "measure the text size of every stored figure"),
     "notebooks": ("kit.reader_notebooks", "write the reader notebooks into _build/notebooks"),
     "assignments": ("kit.assignments", "write student and solution notebooks"),
-    "grade": ("kit.grade", "grade a folder of submitted notebooks"),
-    "gradebook": ("kit.gradebook", "print a points-file template"),
+    "grade": ("kit.grading.cli", "grade a folder of submitted notebooks"),
+    "gradebook": ("kit.grading.points", "print a points-file template"),
     "slides": ("kit.slides", "write one reveal.js deck per chapter"),
     "guide": ("kit.instructor_guide", "rewrite the generated part of the instructor's guide"),
     "intro": (

@@ -10,7 +10,7 @@
 - `_build/assignments/solutions/NN_*.ipynb`: the same notebook with the solutions kept.
 
 Each carries its chapter's id in the notebook's metadata, `{"lessons": {"chapter": "NN_name"}}`,
-so that `kit/grade.py` knows a submitted copy's chapter whatever its file is called.
+so that the grader (`kit/grading/`) knows a submitted copy's chapter whatever its file is called.
 
 Both are reader notebooks (`kit/reader_notebooks.py`, imported, not copied): MyST turned
 into Markdown that plain Jupyter and Colab render, glued values written in. The student's
@@ -119,7 +119,7 @@ def write_all(sources: list[Path], out: Path, book: Course | None = None) -> lis
     written = []
     for name, student, solutions in pairs:  # every chapter converted before any is written
         for kind, reader in (("student", student), ("solutions", solutions)):
-            reader.metadata["lessons"] = {"chapter": Path(name).stem}  # for kit/grade.py
+            reader.metadata["lessons"] = {"chapter": Path(name).stem}  # for the grader
             nbformat.validate(reader)
             target = out / kind / name
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ torch, draws figures and builds layers, one of the heavier ones a teacher sets),
 whole student notebook of `make assignments` (`kit/assignments.py`) answered the ways
 `CLASS` lists: right in many layouts and with other tools, each named mistake of both
 exercises, an edited given, a syntax error, a name error, a blank notebook and one endless
-loop. It grades them once with `kit/grade.py` (`--jobs`, default one per CPU; `--timeout`,
+loop. It grades them once with the grader (`kit/grading/`) (`--jobs`, default one per CPU; `--timeout`,
 default 60 s as `make grade`) and prints:
 
 - wall: the run's wall-clock time, from the first kernel to the last file written;
@@ -44,7 +44,10 @@ from pathlib import Path
 
 import nbformat
 
-from kit import assignments, grade, gradebook
+from kit import assignments
+from kit.grading import batch, students
+from kit.grading.run import default_jobs
+from kit.grading.templates import load_templates
 
 CHAPTER = "07_multi_head_attention"
 SPLIT, COUNT = "check_split_heads", "check_head_width_parameter_count"
@@ -230,7 +233,7 @@ def write_class(
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, path)
-        key = gradebook.student_of(Path(name)).key
+        key = students.student_of(Path(name)).key
         expected[key] = {"7.1": SPLITS[split].expected, "7.2": COUNTS[count].expected}
     return expected
 
@@ -270,12 +273,12 @@ def _load() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jobs", type=int, default=None, help="as kit/grade.py's --jobs")
+    parser.add_argument("--jobs", type=int, default=None, help="as python -m kit grade's --jobs")
     parser.add_argument("--cores", type=int, default=2, help="idle cores to estimate for (2)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per cell (60)")
     parser.add_argument("--keep", type=Path, help="write the class and its run here, and keep it")
     args = parser.parse_args(argv)
-    jobs = grade.default_jobs() if args.jobs is None else args.jobs
+    jobs = default_jobs() if args.jobs is None else args.jobs
     with contextlib.ExitStack() as stack:
         if args.keep:
             base = args.keep
@@ -286,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = base / "class"
         folder.mkdir()
         expected = write_class(folder, student_notebook(base / "assignments"))
-        templates = grade.load_templates()  # the grader's own start, not timed
+        templates = load_templates()  # the grader's own start, not timed
         samples: list[float] = []
         stop = threading.Event()
 
@@ -300,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu, start = _cpu(), time.monotonic()
         sampler.start()
         with contextlib.redirect_stdout(io.StringIO()):
-            rows, _, run = grade.grade(folder, args.timeout, jobs, templates, seconds=seconds)
+            rows, _, run = batch.grade(folder, args.timeout, jobs, templates, seconds=seconds)
         wall, cpu = time.monotonic() - start, _cpu() - cpu
         stop.set()
         sampler.join()

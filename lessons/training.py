@@ -196,7 +196,9 @@ def train(
     ``seed``, so a run is reproducible. The returned list has ``steps`` floats,
     the loss of each step's batch before its update. ``callback(step, model)``,
     if given, runs after every update (step counts from 1), for example to
-    record held-out accuracy while the model learns. The loop runs on one CPU
+    record held-out accuracy while the model learns. Each finished run is appended to
+    ``model.training_runs`` (its steps, lr, batch size and number of examples), so that
+    a check can say how a model was trained. The loop runs on one CPU
     thread (restored afterwards): for tensors this small, more threads add only
     waiting, and on a busy machine that waiting can make a step many times slower.
 
@@ -247,6 +249,8 @@ def train(
     finally:
         torch.set_num_threads(threads)
         model.eval()
+    run = {"steps": steps, "lr": lr, "batch_size": batch_size, "examples": len(inputs)}
+    model.training_runs = [*getattr(model, "training_runs", []), run]
     return losses
 
 

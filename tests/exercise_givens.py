@@ -2,12 +2,14 @@
 
 The mutation library (``tests/wrong_answers.py``) must judge wrong answers on the very
 inputs a learner gets, or a change of a notebook's givens (back to coincident sizes, say)
-would go unnoticed. So this module runs each chapter's exercise cells as written (the
-cells with the ``answer = ...`` placeholder and a ``lessons.check_*`` call; never the
-solutions), with ``lessons`` replaced by a stand-in that records each check's arguments
-instead of judging. Names an exercise cell takes from earlier in its chapter (the
-chapter's own word vectors, its trained model) come from a short prelude written here,
-built the way the chapter builds them.
+would go unnoticed. Which cells are exercise cells, and which arguments of their check
+call are the learner's answer and which the givens, is the grader's own reading
+(``kit.grading.templates.exercise_checks``, also what ``make assignments`` finds): one
+way, shared. This module runs those cells as written (the ``answer = ...`` placeholder and
+the ``lessons.check_*`` call; never the solutions) with ``lessons`` replaced by a stand-in
+that records each check's givens instead of judging. Names an exercise cell takes from
+earlier in its chapter (the chapter's own word vectors, its trained model) come from a
+short prelude written here, built the way the chapter builds them.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ import re
 from functools import cache
 from typing import Any
 
+import nbformat
 import numpy as np
 import torch
 from repo_paths import BOOK
 
 import lessons
-
-#: How many leading arguments of a check are the learner's answer (the rest are givens).
-ANSWER_ARITY = {"check_one_way_look": 2}
+from kit.grading.templates import Check, exercise_checks
 
 
 class _Recorder:
@@ -34,14 +35,23 @@ class _Recorder:
 
     def __init__(self, calls: dict[str, list[tuple[tuple, dict]]]):
         self._calls = calls
+        self.check: Check | None = None  # the exercise whose cell runs now
 
     def __getattr__(self, name: str) -> Any:
         if not name.startswith("check_"):
             return getattr(lessons, name)
+        check = self.check
 
         def record(*args: Any, **kwargs: Any) -> None:
-            skip = ANSWER_ARITY.get(name, 1)
-            self._calls.setdefault(name, []).append((args[skip:], kwargs))
+            roles = [a.role for a in check.arguments] if check and check.name == name else []
+            answer = {i for i, role in enumerate(roles) if role == "answer"} or {0}
+            keywords = {
+                a.parameter for a in (check.arguments if roles else []) if a.role == "answer"
+            }
+            given = tuple(a for i, a in enumerate(args) if i not in answer)
+            self._calls.setdefault(name, []).append(
+                (given, {k: v for k, v in kwargs.items() if k not in keywords})
+            )
 
         return record
 
@@ -51,19 +61,15 @@ def _code_cells(notebook: str) -> list[dict]:
     return [cell for cell in cells if cell["cell_type"] == "code"]
 
 
+@cache
+def exercise_checks_of(notebook: str) -> tuple[Check, ...]:
+    """``notebook``'s graded exercises, as the grader reads them."""
+    return tuple(exercise_checks(nbformat.read(BOOK / notebook, as_version=4), notebook))
+
+
 def exercise_cells(notebook: str) -> list[str]:
     """The sources of ``notebook``'s exercise cells, in order (placeholder and check call)."""
-    sources = []
-    for cell in _code_cells(notebook):
-        source = "".join(cell["source"])
-        placeholder = re.search(r"^\w+ = (\.\.\.|None)\s+# your", source, re.MULTILINE)
-        if (
-            placeholder
-            and "lessons.check_" in source
-            and "hide-cell" not in cell.get("metadata", {}).get("tags", [])
-        ):
-            sources.append(source)
-    return sources
+    return [check.source for check in exercise_checks_of(notebook)]
 
 
 def _cell_with(notebook: str, marker: str) -> str:
@@ -156,7 +162,9 @@ def givens(notebook: str) -> dict[str, list[tuple[tuple, dict]]]:
     """``{check name: [(givens, keyword givens) of each call]}`` of ``notebook``'s exercises."""
     calls: dict[str, list[tuple[tuple, dict]]] = {}
     namespace = _prelude(notebook)
-    namespace["lessons"] = _Recorder(calls)
-    for source in exercise_cells(notebook):
-        _run(source, namespace)
+    recorder = _Recorder(calls)
+    namespace["lessons"] = recorder
+    for check in exercise_checks_of(notebook):
+        recorder.check = check
+        _run(check.source, namespace)
     return calls

@@ -1,38 +1,50 @@
-"""The grader (`make grade SUBMISSIONS=folder`, `kit/grade.py`) on generated submissions.
+"""The grader (`make grade SUBMISSIONS=folder`, `kit/grading/`) on generated submissions.
 
 Every submission is made here from `make assignments`' own machinery: chapter 2's student
 notebook (a short chapter), its answers filled in from the chapter's solutions, or driven to
 each named mistake of Exercise 2.1 that the checks' catalogue lists, laid out as students lay
 them out (a scratch cell, a function in its own cell, a second checking cell, `print`,
-`%%time`, a check imported by name), or broken on purpose (edited givens, a patched check,
-an endless loop). Real kernels are slow, so the grader runs twice for the whole module: once
-over a class of every scenario (two notebooks at a time), once with a short time limit per
-cell over an endless loop and a dying kernel. The blank notebook is the student notebook as
-handed out, whole; the others keep only its set-up, its imports and the exercises, which is
-all the exercises need (and much faster). The tests then read the CSV, the JSON and the
-summary of the run it wrote. A few tests need no kernel (how a notebook is matched to its
-chapter, where the grader's cells go, how givens are compared).
+`%%time`, a check imported by name), its check called as students call it (answers under
+other names or inline, keywords, renamed or edited givens, a stale `answer`), or broken on
+purpose (edited givens, a patched check, an endless loop). The whole grader runs on them,
+except the kernels: what each kernel showed is replayed from stored transcripts
+(`tests/kernel_transcripts.py`; a notebook without one runs in a kernel), so judging,
+reporting and the gradebook are tested in seconds. The blank notebook is the student
+notebook as handed out, whole; the others keep only its set-up, its imports and the
+exercises. A few tests need no grading run (how a notebook is matched to its chapter, where
+the grader's cells go, how givens are compared, how a call is matched to the chapter's).
 
-The class over other chapters, the gradebook and its exports are tests/test_grade_class.py.
+One class graded in real kernels end to end, the gradebook and its exports are
+tests/test_grade_class.py.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import copy
 import csv
 import io
 import json
+import pickle
 import re
 import subprocess
+import warnings
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
+from kernel_transcripts import Transcripts
 from repo_paths import ROOT
 
-from kit import assignments, grade, gradebook
+import kit.grading
+from kit import assignments
+from kit.grading import cli, instrument, report, runs
+from kit.grading.decode import Opaque, decode, same
+from kit.grading.points import template_text
+from kit.grading.rows import COLUMNS, FAULTS, VERDICTS, Row
+from kit.grading.templates import Template, load_template, load_templates, match_chapter
 from lessons.checks import catalogue, ch02  # noqa: E402
 
 CHAPTER = "02_dot_products_and_softmax"
@@ -233,7 +245,101 @@ def _class(student, solutions) -> dict[str, nbformat.NotebookNode]:
     )
     _fill(patched, SOFTMAX, COLUMN_SOFTMAX)
     submitted["patched_close"] = patched
+    submitted.update(_calls_as_students_write_them(student, solutions))
     return submitted
+
+
+KEY_SOLUTION = "np.linalg.solve(Q_ex, wanted)"  # the key k with Q_ex @ k = wanted
+SOFTMAX_SOURCE = (
+    "def soft(x):\n    e = np.exp(x - x.max(axis=-1, keepdims=True))\n"
+    "    return e / e.sum(axis=-1, keepdims=True)"
+)
+#: Student -> {exercise: (verdict, mistakes)}: check calls as students write them (issue 42).
+CALLS = {
+    # Answers under other names, `answer` still holding 2.1's number when 2.2 is checked.
+    "calls_other_names": {"2.1": ("right", ""), "2.2": ("right", ""), "2.3": ("right", "")},
+    # Answers passed inline, `answer` never set.
+    "calls_inline": {"2.1": ("right", ""), "2.2": ("right", ""), "2.3": ("right", "")},
+    # Keywords, in another order than the chapter's.
+    "calls_keywords": {"2.2": ("right", "")},
+    # The givens renamed (the old names deleted) and passed under the new names.
+    "calls_renamed_givens": {"2.2": ("right", "")},
+    # Renamed and edited: caught by value, named by the chapter's name.
+    "calls_renamed_and_edited": {"2.2": ("wrong", "given_edited")},
+    # A constant of the call edited: judged with the chapter's, flagged.
+    "calls_edited_constant": {"2.1": ("wrong", "given_edited")},
+    # 2.2's check never called, `answer` left from 2.1: not judged as 2.2's.
+    "calls_never_called_stale": {"2.1": ("right", ""), "2.2": ("unanswered", "")},
+    # A check called twice in one cell, a slip then the right answer: its best.
+    "calls_twice_in_a_cell": {"2.1": ("right", "")},
+    # The check called from a helper function defined in the exercise's cell.
+    "calls_through_a_helper": {"2.2": ("right", "")},
+    # The check imported under another name in a cell above, called by that name.
+    "calls_aliased_import": {"2.2": ("right", "")},
+}
+
+
+def _calls_as_students_write_them(student, solutions) -> dict[str, nbformat.NotebookNode]:
+    out = {}
+
+    def cell(nb, check, source):
+        _cell(nb, check).source = source
+
+    nb = _short(student)
+    _answer(nb, PERPENDICULAR, "-0.5")
+    _fill(nb, KEY, f"key = {KEY_SOLUTION}")
+    _cell(nb, KEY).source = _cell(nb, KEY).source.replace("(answer, Q_ex", "(key, Q_ex")
+    cell(nb, SOFTMAX, SOFTMAX_SOURCE + "\n\n\nlessons.check_softmax_function(soft)")
+    out["calls_other_names"] = nb
+    nb = _short(student)
+    cell(nb, PERPENDICULAR, "lessons.check_perpendicular_entry(-1 / 2, [1, -2, 4], [3, 0, -1], 1)")
+    source = _cell(nb, KEY).source.replace("answer = ...  # your key, a vector of 2 numbers\n", "")
+    cell(nb, KEY, source.replace("(answer, Q_ex", f"({KEY_SOLUTION}, Q_ex"))
+    cell(nb, SOFTMAX, "lessons.check_softmax_function(lambda x: lessons.softmax(x, axis=-1))")
+    out["calls_inline"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, f"key = {KEY_SOLUTION}")
+    source = _cell(nb, KEY).source
+    cell(nb, KEY, source.replace("(answer, Q_ex, wanted)", "(scores=wanted, answer=key, Q=Q_ex)"))
+    out["calls_keywords"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, "Q, s = Q_ex, wanted\ndel Q_ex, wanted\nanswer = np.linalg.solve(Q, s)")
+    cell(nb, KEY, _cell(nb, KEY).source.replace("(answer, Q_ex, wanted)", "(answer, Q, s)"))
+    out["calls_renamed_givens"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, "Q, s = Q_ex, Q_ex @ np.array([1.0, 1.0])\nanswer = np.array([1.0, 1.0])")
+    cell(nb, KEY, _cell(nb, KEY).source.replace("(answer, Q_ex, wanted)", "(answer, Q, s)"))
+    out["calls_renamed_and_edited"] = nb
+    nb = _short(student)
+    _answer(nb, PERPENDICULAR, "-1.0")  # right for a = [1, -2, 5]
+    source = _cell(nb, PERPENDICULAR).source
+    cell(nb, PERPENDICULAR, source.replace("[1, -2, 4]", "[1, -2, 5]"))
+    out["calls_edited_constant"] = nb
+    nb = _short(student)
+    _answer(nb, PERPENDICULAR, "-0.5")
+    cell(nb, KEY, "# Exercise 2.2: I will come back to it")
+    out["calls_never_called_stale"] = nb
+    nb = _short(student)
+    source = _cell(nb, PERPENDICULAR).source.replace("answer = ...", "answer = 0.5")
+    cell(nb, PERPENDICULAR, source + "\nanswer = -0.5\n" + source.splitlines()[-1])
+    out["calls_twice_in_a_cell"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, "def try_key(k):\n    return lessons.check_key_for_scores(k, Q_ex, wanted)")
+    cell(
+        nb,
+        KEY,
+        _cell(nb, KEY).source.replace(
+            "lessons.check_key_for_scores(answer, Q_ex, wanted)", f"try_key({KEY_SOLUTION})"
+        ),
+    )
+    out["calls_through_a_helper"] = nb
+    nb = _short(student)
+    _fill(nb, KEY, f"answer = {KEY_SOLUTION}")
+    cell(nb, KEY, _cell(nb, KEY).source.replace("lessons.check_key_for_scores(", "try_it("))
+    index = nb.cells.index(_cell(nb, PERPENDICULAR))
+    nb.cells.insert(index, nbformat.v4.new_code_cell(f"from lessons import {KEY} as try_it"))
+    out["calls_aliased_import"] = nb
+    return out
 
 
 def _latest(folder) -> Path:
@@ -243,12 +349,24 @@ def _latest(folder) -> Path:
 def _run(folder, *args) -> str:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        assert grade.main([str(folder), *args]) == 0
+        assert cli.main([str(folder), *args]) == 0
     return printed.getvalue()
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory, student, solutions):
+def transcripts():
+    """The kernels' transcripts of this module's notebooks, replayed (tests/kernel_transcripts.py)."""
+    store = Transcripts()
+    with pytest.MonkeyPatch.context() as patch:
+        store.install(patch)
+        yield store
+    note = store.finish()
+    if note:
+        warnings.warn(note, stacklevel=1)
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory, student, solutions, transcripts):
     """The main batch, graded once: (rows by (student, exercise), JSON rows, summary, printed)."""
     folder = tmp_path_factory.mktemp("submissions")
     for name, nb in _class(student, solutions).items():
@@ -263,7 +381,7 @@ def batch(tmp_path_factory, student, solutions):
     run = _latest(folder)
     with (run / "grades.csv").open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
-        assert tuple(reader.fieldnames) == grade.COLUMNS
+        assert tuple(reader.fieldnames) == COLUMNS
         rows = list(reader)
     by = {(r["student"], r["exercise"]): r for r in rows}
     assert len(by) == len(rows), "one row per student and exercise"
@@ -287,8 +405,8 @@ def test_every_file_gets_rows_and_only_ipynb_files_are_submissions(batch):
     students = {s for s, _ in by}
     assert "notes" not in students
     assert {"all_right", "all_blank", "not_json", "json_not_notebook", "no_chapter"} <= students
-    assert all(r["verdict"] in grade.VERDICTS for r in by.values())
-    assert [{k: r[k] for k in grade.COLUMNS} for r in data] == list(by.values())
+    assert all(r["verdict"] in VERDICTS for r in by.values())
+    assert [{k: r[k] for k in COLUMNS} for r in data] == list(by.values())
     assert all(r["message"] for r in data if r["verdict"] != "right")
 
 
@@ -363,7 +481,7 @@ def test_a_deleted_check_cell_is_an_error_and_a_broken_cell_is_noted(batch):
     assert column["mistake"] in catalogue()[NUMBER][SOFTMAX], column
     assert "RuntimeError: a cell the student broke" in _message(data, student, "2.1")
     assert by[(student, "2.1")]["verdict"] == "wrong"  # the exercise itself still graded
-    assert f"students {grade.FAULTS['check_deleted']} ({KEY}, Exercise 2.2)" in summary
+    assert f"students {FAULTS['check_deleted']} ({KEY}, Exercise 2.2)" in summary
 
 
 def test_an_answer_built_on_edited_givens_is_wrong_and_says_which_given(batch):
@@ -372,7 +490,7 @@ def test_an_answer_built_on_edited_givens_is_wrong_and_says_which_given(batch):
     assert row["verdict"] == "wrong" and "given_edited" in row["mistake"].split(";"), row
     assert "`wanted` differs from the chapter's" in _message(data, "edited_given", "2.2")
     assert by[("edited_given", "2.1")]["verdict"] == "right"
-    assert f"students {grade.FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in summary
+    assert f"students {FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in summary
 
 
 def test_a_given_recast_to_another_type_with_the_same_values_is_not_an_edit(batch):
@@ -381,6 +499,29 @@ def test_a_given_recast_to_another_type_with_the_same_values_is_not_an_edit(batc
         "right",
         "",
     )
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_the_grader_judges_what_the_students_check_call_received(batch, name):
+    """Answers under any name or inline are right with no flag; renamed givens are known by
+    their values, edited ones caught; a stale `answer` is never judged for another exercise."""
+    by, data, *_ = batch
+    for exercise, (verdict, mistake) in CALLS[name].items():
+        row = by[(name, exercise)]
+        assert row["verdict"] == verdict, row
+        if mistake:  # the check's own mistake name comes first
+            assert row["mistake"].split(";")[-1] == mistake, row
+        else:  # no flag at all
+            assert row["mistake"] == "", row
+        assert "NameError" not in _message(data, name, exercise)
+    assert "`wanted` differs from the chapter's" in _message(
+        data, "calls_renamed_and_edited", "2.2"
+    )
+    assert "`[1, -2, 4]` differs from the chapter's" in _message(
+        data, "calls_edited_constant", "2.1"
+    )
+    stale = _message(data, "calls_never_called_stale", "2.2")
+    assert "was not called under Exercise 2.2" in stale and "outside Exercise 2.2" in stale
 
 
 def test_patching_the_checks_in_the_kernel_fakes_no_verdict_and_is_reported(batch):
@@ -405,7 +546,7 @@ def test_files_that_are_no_notebook_or_no_chapter_get_one_error_row(batch):
     ):
         row = by[(student, "")]
         assert (row["verdict"], row["mistake"], row["notebook"]) == ("error", mistake, "")
-        assert f"- {student}: {grade.FAULTS[mistake]}" in summary
+        assert f"- {student}: {FAULTS[mistake]}" in summary
 
 
 def test_the_summary_counts_every_verdict_of_each_exercise(batch):
@@ -413,7 +554,7 @@ def test_the_summary_counts_every_verdict_of_each_exercise(batch):
     for exercise, check in (("2.1", PERPENDICULAR), ("2.2", KEY), ("2.3", SOFTMAX)):
         counts = [
             sum(1 for (s, e), r in by.items() if e == exercise and r["verdict"] == v)
-            for v in grade.VERDICTS
+            for v in VERDICTS
         ]
         line = f"| {exercise} | {check} | " + " | ".join(map(str, counts)) + " |"
         assert line in summary
@@ -423,7 +564,7 @@ def test_the_summary_counts_every_verdict_of_each_exercise(batch):
 
 
 def test_an_endless_loop_costs_its_own_exercise_and_a_dying_kernel_is_an_error(
-    tmp_path, student, solutions
+    tmp_path, student, solutions, transcripts
 ):
     looping = _short(student)
     _fill(looping, PERPENDICULAR, solutions[PERPENDICULAR])
@@ -459,8 +600,8 @@ def test_an_endless_loop_costs_its_own_exercise_and_a_dying_kernel_is_an_error(
 
 
 @pytest.fixture(scope="module")
-def template() -> grade.Template:
-    return grade.load_template(SOURCE)
+def template() -> Template:
+    return load_template(SOURCE)
 
 
 def test_the_template_lists_the_checked_exercises_by_their_headings(template):
@@ -473,18 +614,18 @@ def test_the_template_lists_the_checked_exercises_by_their_headings(template):
 
 
 def test_a_notebook_is_matched_by_its_metadata_then_by_its_content(student):
-    templates = grade.load_templates()
+    templates = load_templates()
     assert student.metadata["lessons"]["chapter"] == CHAPTER
-    assert grade.match_chapter(student, templates).chapter == CHAPTER
+    assert match_chapter(student, templates).chapter == CHAPTER
     bare = copy.deepcopy(student)
     bare.metadata = {}
-    assert grade.match_chapter(bare, templates).chapter == CHAPTER
+    assert match_chapter(bare, templates).chapter == CHAPTER
     other = copy.deepcopy(student)
     other.metadata["lessons"] = {"chapter": "05_hand_worked_example"}
-    assert grade.match_chapter(other, templates).chapter == "05_hand_worked_example"
+    assert match_chapter(other, templates).chapter == "05_hand_worked_example"
     nothing = nbformat.v4.new_notebook()
     nothing.cells = [nbformat.v4.new_code_cell("x = 1")]
-    assert grade.match_chapter(nothing, templates) is None
+    assert match_chapter(nothing, templates) is None
 
 
 def test_the_template_knows_answers_givens_constants_and_inputs_to_choose(template):
@@ -497,7 +638,7 @@ def test_the_template_knows_answers_givens_constants_and_inputs_to_choose(templa
     ]
     assert roles["2.2"] == [("answer", "answer"), ("Q_ex", "given"), ("wanted", "given")]
     assert roles["2.3"] == [("my_softmax", "answer")]
-    lm = grade.load_template(ROOT / "book" / "12_language_model_on_real_text.ipynb")
+    lm = load_template(ROOT / "book" / "12_language_model_on_real_text.ipynb")
     (copy_ratio,) = [c for c in lm.checks if c.exercise == "12.3"]
     assert [a.role for a in copy_ratio.arguments] == ["answer", "chosen", "given", "given"]
     assert copy_ratio.template == "lessons.check_copy_ratio(__a0, __a1, __a2, __a3)"
@@ -527,11 +668,11 @@ def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each
     nb = copy.deepcopy(student)
     cell = _cell(nb, PERPENDICULAR)
     cell.source = change(cell.source)
-    graded, slots, origin, deleted = grade.build(nb, template, "token")
+    graded, slots, origin, deleted = instrument.build(nb, template, "token")
     assert deleted == set()
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert [graded.cells[i].source for i in sorted(origin)] == code  # nothing rewritten
-    (slot,) = [s for s in slots if s.exercise == "2.1"]
+    (slot,) = [s for s in slots if s.exercise == "2.1" and not s.tail]
     assert graded.cells[slot.after].source == cell.source
     assert slot.index == slot.after + 1
     capture = graded.cells[slot.index].source
@@ -542,18 +683,18 @@ def test_the_grader_runs_every_submitted_cell_as_written_and_captures_after_each
 def test_an_exercise_whose_check_call_is_gone_is_captured_after_its_last_cell(student, template):
     nb = copy.deepcopy(student)
     _cell(nb, KEY).source = "answer = np.array([2.0, 1.0])"
-    graded, slots, origin, deleted = grade.build(nb, template, "token")
-    (slot,) = [s for s in slots if s.exercise == "2.2"]
+    graded, slots, origin, deleted = instrument.build(nb, template, "token")
+    (slot,) = [s for s in slots if s.exercise == "2.2" and not s.tail]
     assert graded.cells[slot.after].source == "answer = np.array([2.0, 1.0])"
     nb.cells.remove(_cell(nb, SOFTMAX))
-    assert grade.build(nb, template, "token")[3] == {"2.3"}
+    assert instrument.build(nb, template, "token")[3] == {"2.3"}
 
 
 def _plain(value) -> dict:
-    """A value as the kernel side encodes it (kit/grade_kernel.py, run here)."""
+    """A value as the kernel side encodes it (kit/grading/kernel_side.py, run here)."""
     namespace: dict = {}
-    source = grade.KERNEL_CODE.read_text(encoding="utf-8")
-    exec(compile(source.split("class _Lessons")[0], "kernel", "exec"), namespace)
+    source = instrument.KERNEL_CODE.read_text(encoding="utf-8")
+    exec(compile(source.split("# --- from here on")[0], "kernel", "exec"), namespace)
     return namespace["_encode"](value)
 
 
@@ -577,7 +718,7 @@ def test_givens_are_compared_by_value_whatever_their_type(student_value, chapter
 
     if isinstance(student_value, str) and student_value == "tensor":
         student_value = torch.tensor([4.0, -1.0], dtype=torch.float32)
-    assert grade.same(_plain(student_value), _plain(chapter_value)) is equal
+    assert same(_plain(student_value), _plain(chapter_value)) is equal
 
 
 def test_values_travel_out_of_the_kernel_without_pickle_and_come_back_equal():
@@ -590,15 +731,15 @@ def test_values_travel_out_of_the_kernel_without_pickle_and_come_back_equal():
     for value in values:
         plain = _plain(value)
         json.dumps(plain)  # plain JSON: nothing to unpickle
-        back = grade.decode(plain)
+        back = decode(plain)
         assert type(back) is type(value) or isinstance(value, np.generic | torch.Tensor), value
-    assert isinstance(grade.decode(_plain(lambda x: x)), grade.Opaque)
-    assert grade.decode(_plain(torch.ones(2, dtype=torch.float16))).dtype == torch.float16
+    assert isinstance(decode(_plain(lambda x: x)), Opaque)
+    assert decode(_plain(torch.ones(2, dtype=torch.float16))).dtype == torch.float16
 
 
 def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
     def row(student, exercise, check, verdict, *mistakes):
-        return grade.Row(student, CHAPTER, exercise, verdict, list(mistakes), check=check)
+        return Row(student, CHAPTER, exercise, verdict, list(mistakes), check=check)
 
     rows = [
         row("a", "2.1", PERPENDICULAR, "wrong", "dot_product"),
@@ -607,7 +748,7 @@ def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
         row("c", "2.2", KEY, "wrong", "scores_as_key", "given_edited"),
         row("d", "2.1", PERPENDICULAR, "error", "NameError"),
     ]
-    text = grade.summary(rows, {CHAPTER: grade.load_template(SOURCE)}, catalogue())
+    text = report.summary(rows, {CHAPTER: load_template(SOURCE)}, catalogue())
     described = catalogue()[NUMBER]
     mistakes, faults = text.split("Faults (read these notebooks):")
     expected = [
@@ -618,7 +759,7 @@ def test_the_summary_counts_mistakes_most_common_first_and_faults_apart():
         f"- 1 of 4 students {described[KEY]['scores_as_key']} ({KEY}, Exercise 2.2)",
     ]
     assert [line for line in mistakes.splitlines() if line.startswith("- ")] == expected
-    assert f"- 1 of 4 students {grade.FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in faults
+    assert f"- 1 of 4 students {FAULTS['given_edited']} ({KEY}, Exercise 2.2)" in faults
     assert f"- 1 of 4 students raised NameError ({PERPENDICULAR}, Exercise 2.1)" in faults
     assert f"| 2.1 | {PERPENDICULAR} | 0 | 3 | 0 | 1 | 0 |" in mistakes
 
@@ -634,12 +775,12 @@ def test_submissions_are_named_by_file_or_by_folder(tmp_path):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("{}", encoding="utf-8")
     (tmp_path / "grades.csv").write_text("", encoding="utf-8")
-    found = [(p.relative_to(tmp_path).as_posix(), s) for p, s in grade.submissions(tmp_path)]
+    found = [(p.relative_to(tmp_path).as_posix(), s) for p, s in runs.submissions(tmp_path)]
     assert found == [("alice.ipynb", "alice"), ("bob/02.ipynb", "bob"), ("bob/05.ipynb", "bob")]
 
 
 def test_a_missing_folder_is_a_usage_error(tmp_path, capsys):
-    assert grade.main([str(tmp_path / "nowhere")]) == 2
+    assert cli.main([str(tmp_path / "nowhere")]) == 2
     assert "not a folder" in capsys.readouterr().err
 
 
@@ -655,10 +796,10 @@ def test_make_grade_runs_the_tool_and_the_readme_warns_about_untrusted_code():
         text=True,
         check=True,
     ).stdout  # -n: prints the commands, runs none (no install either)
-    assert 'kit/grade.py "some folder" --timeout 5 --jobs 2' in dry
+    assert '-m kit grade "some folder" --timeout 5 --jobs 2' in dry
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make grade SUBMISSIONS=" in readme and "container" in readme
-    assert "container" in grade.__doc__
+    assert "container" in kit.grading.__doc__
 
 
 def test_the_mistake_answers_of_exercise_2_1_are_distinct():
@@ -671,7 +812,7 @@ def test_the_mistake_answers_of_exercise_2_1_are_distinct():
 def test_the_guide_says_what_to_do_with_every_fault_and_what_can_be_faked():
     guide = (ROOT / "book" / "instructor_guide.md").read_text(encoding="utf-8")
     table = guide.split("#### What to do with each fault row", 1)[1].split("####", 1)[0]
-    for fault in grade.FAULTS:
+    for fault in FAULTS:
         assert f"`{fault}`" in table, fault
     faked = guide.split("#### What a determined student can fake", 1)[1].split("####", 1)[0]
     # A function answer (its placeholder is `name = None`) is checked inside the kernel.
@@ -689,15 +830,88 @@ def test_the_guide_says_what_to_do_with_every_fault_and_what_can_be_faked():
 
 def test_a_check_a_chapter_borrows_from_another_is_described_from_its_own_chapter():
     """Exercise 5.2 calls chapter 4's check_attention: its mistakes are named, not faults."""
-    five = grade.load_template(ROOT / "book" / "05_hand_worked_example.ipynb")
+    five = load_template(ROOT / "book" / "05_hand_worked_example.ipynb")
     rows = [
-        grade.Row("a", five.chapter, "5.2", "wrong", ["no_scaling"], check="check_attention"),
-        grade.Row("b", five.chapter, "5.2", "right", [], check="check_attention"),
+        Row("a", five.chapter, "5.2", "wrong", ["no_scaling"], check="check_attention"),
+        Row("b", five.chapter, "5.2", "right", [], check="check_attention"),
     ]
-    text = grade.summary(rows, {five.chapter: five}, catalogue())
+    text = report.summary(rows, {five.chapter: five}, catalogue())
     mistakes = text.split("Faults")[0]
     words = catalogue()[4]["check_attention"]["no_scaling"]
     assert f"- 1 of 2 students {words} (check_attention, Exercise 5.2)" in mistakes
     assert "Faults" not in text
-    points = gradebook.template_text({five.chapter: five}, catalogue())
+    points = template_text({five.chapter: five}, catalogue())
     assert "#   no_scaling: " in points.split('"5.2"')[1]
+
+
+# --- a call matched to the chapter's (no kernel) ----------------------------------------------
+
+
+def _call(**values) -> dict:
+    """A recorded call of a check, as kernel_side.py records it: values by parameter."""
+    return {"name": KEY, "values": {k: _plain(v) for k, v in values.items()}, "pickled": {}}
+
+
+def test_a_call_is_judged_on_its_values_matched_to_the_chapters_call_by_parameter(template):
+    from kit.grading.judge import Reference, indexed, judge
+
+    check = next(c for c in template.checks if c.exercise == "2.2")
+    assert [a.parameter for a in check.arguments] == ["answer", "Q", "scores"]
+    q, wanted = np.array([[1, 2], [-1, 1]]), np.array([4, -1])
+    pickled = {k: base64.b64encode(pickle.dumps(v)).decode() for k, v in (("1", q), ("2", wanted))}
+    chapter = Reference(
+        values={"2.2": {"1": _plain(q), "2": _plain(wanted)}}, pickled={"2.2": pickled}
+    )
+    right = _call(scores=wanted.astype(float), Q=q, answer=np.array([2.0, 1.0]))
+    assert set(indexed(right, check)[0]) == {"0", "1", "2"}
+    outcome = judge(right, check, chapter)
+    assert (outcome.verdict, outcome.mistakes) == ("right", [])
+    edited = _call(answer=np.array([1.0, 1.0]), Q=q, scores=q @ np.array([1.0, 1.0]))
+    outcome = judge(edited, check, chapter)
+    assert (outcome.verdict, outcome.mistakes[-1]) == ("wrong", "given_edited")
+    assert "`wanted` differs from the chapter's (by up to 1)" in " ".join(outcome.messages)
+    unbound = {"name": KEY, "unbound": "TypeError: missing a required argument: 'scores'"}
+    assert judge(unbound, check, chapter).verdict == "error"
+
+
+def test_a_name_stands_for_the_answer_only_when_it_was_last_set_under_its_exercise(
+    student, template
+):
+    nb = copy.deepcopy(student)
+    _answer(nb, PERPENDICULAR, "-0.5")
+    _, slots, _, _ = instrument.build(nb, template, "token")
+    assert all(s.allow_names for s in slots if not s.tail), [s.why for s in slots]
+    _cell(nb, KEY).source = "# later"  # 2.2's cell: no answer, no check
+    _, slots, _, _ = instrument.build(nb, template, "token")
+    (slot,) = [s for s in slots if s.exercise == "2.2" and not s.tail]
+    assert not slot.allow_names and "outside Exercise 2.2" in slot.why
+
+
+@pytest.mark.parametrize(
+    ("source", "names"),
+    [
+        ("%%time\nanswer = 1", {"answer"}),
+        ("with ctx() as c:\n    answer, (b, *d) = f()", {"c", "answer", "b", "d"}),
+        ("for i in x:\n    total += i\n!ls", {"i", "total"}),
+        ("def my_softmax(x):\n    inner = 1\nimport numpy as np", {"my_softmax", "np"}),
+        ("answer = (", set()),
+    ],
+)
+def test_the_names_a_cell_sets_are_read_from_its_code(source, names):
+    assert instrument.binds(source) == names
+
+
+def test_the_grader_is_split_by_stage_with_no_import_loop_and_no_module_over_400_lines():
+    """kit/grading/: one module per stage; imports go one way (a lazy one counts too)."""
+    from test_lessons_structure import cycles, import_graph
+
+    graph = import_graph(ROOT / "kit")
+    assert cycles(graph) == []
+    modules = sorted((ROOT / "kit" / "grading").glob("*.py"))
+    assert {p.stem for p in modules} >= {"templates", "instrument", "run", "judge", "report"}
+    long = {p.name: n for p in modules if (n := len(p.read_text().splitlines())) > 400}
+    assert long == {}
+    assert not (ROOT / "kit" / "grade.py").exists() and not (ROOT / "kit" / "gradebook.py").exists()
+    from kit.__main__ import VERBS
+
+    assert VERBS["grade"][0] == "kit.grading.cli" and VERBS["gradebook"][0] == "kit.grading.points"

@@ -28,14 +28,19 @@ import os
 import re
 import shutil
 import time
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
 import pytest
+from kernel_transcripts import Transcripts
 from repo_paths import ROOT
 
-from kit import assignments, bench_grade, grade, gradebook
+from kit import assignments, bench_grade
+from kit.grading import batch, cli, run, students
+from kit.grading.points import Points, template_text
+from kit.grading.templates import load_templates
 
 CHAPTERS = {
     1: "01_why_attention",
@@ -354,7 +359,7 @@ POINTS = """default = 1
 
 
 def _key(name: str) -> str:
-    return gradebook.student_of(Path(name)).key
+    return students.student_of(Path(name)).key
 
 
 @pytest.fixture(scope="module")
@@ -376,8 +381,7 @@ def graded(tmp_path_factory):
     start = time.monotonic()
     with contextlib.redirect_stdout(printed):
         assert (
-            grade.main([str(folder), "--jobs", "2", "--timeout", "20", "--points", str(points)])
-            == 0
+            cli.main([str(folder), "--jobs", "2", "--timeout", "20", "--points", str(points)]) == 0
         )
     took = time.monotonic() - start
     run = folder / "grading" / (folder / "grading" / "LATEST").read_text().strip()
@@ -526,17 +530,17 @@ def test_the_moodle_export_is_an_offline_grading_worksheet_moodle_reads(graded):
 
 
 def test_bulk_download_names_are_read_as_students():
-    read = gradebook.student_of
-    assert read(Path("adamsjane_1001_5001_ch1.ipynb")) == gradebook.Student(
+    read = students.student_of
+    assert read(Path("adamsjane_1001_5001_ch1.ipynb")) == students.Student(
         "adamsjane_1001", "adamsjane", "canvas", "1001"
     )
     assert read(Path("adamsjane_LATE_1001_5002_ch1-1.ipynb")).platform_id == "1001"
-    assert read(Path("Ana Lima_2001_assignsubmission_file_/a_b.ipynb")) == gradebook.Student(
+    assert read(Path("Ana Lima_2001_assignsubmission_file_/a_b.ipynb")) == students.Student(
         "Ana Lima_2001", "Ana Lima", "moodle", "2001"
     )
     assert read(Path("Bo Chen_2002_assignsubmission_file_x.ipynb")).platform == "moodle"
-    assert read(Path("alice.ipynb")) == gradebook.Student("alice", "alice")
-    assert read(Path("bob/05.ipynb")) == gradebook.Student("bob", "bob")
+    assert read(Path("alice.ipynb")) == students.Student("alice", "alice")
+    assert read(Path("bob/05.ipynb")) == students.Student("bob", "bob")
 
 
 def test_each_student_gets_a_feedback_page_that_opens_in_chromium(graded, browser):
@@ -570,7 +574,7 @@ def test_regrading_one_student_keeps_the_earlier_run_and_every_other_row(graded,
     nbformat.write(fixed, target)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = grade.main([str(folder), "--student", "c8_swapped", "--points", str(points)])
+        code = cli.main([str(folder), "--student", "c8_swapped", "--points", str(points)])
     assert code == 0
     runs = sorted(p for p in (folder / "grading").iterdir() if p.is_dir() and not p.is_symlink())
     assert run in runs and len(runs) == 2  # the first run kept
@@ -590,7 +594,7 @@ def test_a_points_file_giving_more_partial_credit_than_points_is_refused(tmp_pat
     path = tmp_path / "points.toml"
     path.write_text('[exercises]\n"2.1" = { points = 1, partial = { sign_slip = 2 } }\n', "utf-8")
     with pytest.raises(ValueError, match="partial credit above its points"):
-        gradebook.Points.load(path)
+        Points.load(path)
 
 
 def test_the_points_template_lists_every_graded_exercise_and_parses():
@@ -598,8 +602,8 @@ def test_the_points_template_lists_every_graded_exercise_and_parses():
 
     from lessons.checks import catalogue
 
-    templates = grade.load_templates()
-    text = gradebook.template_text(templates, catalogue())
+    templates = load_templates()
+    text = template_text(templates, catalogue())
     data = tomllib.loads(text)
     listed = set(data["exercises"])
     assert listed == {c.exercise for t in templates.values() for c in t.checks}
@@ -699,10 +703,16 @@ def _files(run: Path) -> dict[str, bytes]:
     return {p.relative_to(run).as_posix(): p.read_bytes() for p in run.rglob("*") if p.is_file()}
 
 
-def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(tmp_path):
+def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(
+    tmp_path, monkeypatch
+):
     """`--jobs` changes how long a run takes, never what it writes: same rows, same order,
     same gradebook, exports and feedback, byte for byte (the run's time given, as Moodle's
-    `Last modified (grade)` carries it)."""
+    `Last modified (grade)` carries it). The kernels' transcripts are replayed
+    (tests/kernel_transcripts.py), each after a wait of its own, so that the notebooks
+    finish in another order than they started."""
+    transcripts = Transcripts(jitter=0.3)
+    transcripts.install(monkeypatch)
     student = _short_chapter_7(bench_grade.student_notebook(tmp_path / "assignments"))
     folder = tmp_path / "class"
     expected = bench_grade.write_class(folder, student, FEW)
@@ -710,29 +720,42 @@ def test_grading_two_notebooks_at_a_time_writes_the_same_bytes_as_one_at_a_time(
     runs = {}
     for jobs in (2, 1):  # two at a time first: the chapter's own run goes beside a student's
         with contextlib.redirect_stdout(io.StringIO()):
-            rows, _, runs[jobs] = grade.grade(
+            rows, _, runs[jobs] = batch.grade(
                 folder, 30, jobs, now=now, out=tmp_path / f"jobs{jobs}"
             )
         assert bench_grade.false_rows(rows, expected) == []
     one, two = _files(runs[1]), _files(runs[2])
     assert sorted(one) == sorted(two)
+    written = {p for p in one if not p.startswith("feedback/")}
+    assert written == {
+        "grades.csv",
+        "grades.json",
+        "summary.md",
+        "gradebook.csv",
+        "canvas.csv",
+        "moodle_07_multi_head_attention.csv",
+        "exports.txt",
+    }  # the files `make grade` has always written
     assert len([p for p in one if p.startswith("feedback/")]) == len(FEW)
     different = [p for p in one if one[p] != two[p]]
     assert different == []
     assert "2026-01-05 09:30:00 UTC" in one["moodle_07_multi_head_attention.csv"].decode()
+    note = transcripts.finish()
+    if note:
+        warnings.warn(note, stacklevel=1)
 
 
 def test_the_default_number_of_jobs_is_the_cpus_this_process_may_use():
-    assert grade.default_jobs() == len(os.sched_getaffinity(0))
-    assert grade.main(["--jobs", "0", str(ROOT / "tests")]) == 2
+    assert run.default_jobs() == len(os.sched_getaffinity(0))
+    assert cli.main(["--jobs", "0", str(ROOT / "tests")]) == 2
 
 
 def test_each_kernel_gets_one_thread_unless_the_teacher_chose(monkeypatch):
-    for name in grade.KERNEL_THREADS:
+    for name in run.KERNEL_THREADS:
         monkeypatch.delenv(name, raising=False)
-    assert {grade.kernel_environment()[n] for n in grade.KERNEL_THREADS} == {"1"}
+    assert {run.kernel_environment()[n] for n in run.KERNEL_THREADS} == {"1"}
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert grade.kernel_environment()["OMP_NUM_THREADS"] == "3"
+    assert run.kernel_environment()["OMP_NUM_THREADS"] == "3"
 
 
 def test_the_benchmark_class_is_30_notebooks_of_one_chapter_using_every_way_of_answering():

@@ -218,6 +218,32 @@ def _nan_message(label: str) -> str:
     )
 
 
+def _stack_slip(got: np.ndarray, x: np.ndarray, label: str) -> Verdict | None:
+    """The slip of a softmax on a stack of tables ``x [..., m, n]``: an axis from the front."""
+    for axis in range(x.ndim - 1):
+        if close(got, softmax(x, axis=axis)):
+            return wrong(
+                f"On {label} you normalised along axis {axis}; softmax "
+                "normalises the last axis of any shape [..., n]: use axis=-1, not a number "
+                "counted from the front.",
+                "softmax_over_columns",
+            )
+    sums = got.sum(axis=(-2, -1))  # [...]: one sum per table
+    if np.allclose(sums, 1.0) or np.isclose(got.sum(), 1.0):
+        return wrong(
+            f"On {label} each table (or the whole stack) sums to 1; "
+            "each row should: use axis=-1 and keepdims=True, whatever the number of axes.",
+            "softmax_over_table",
+        )
+    if not np.allclose(got.sum(axis=-1), 1.0):
+        return wrong(
+            f"On {label} the rows do not sum to 1: the input may "
+            "have any number of axes, [..., n]; normalise the last one (axis=-1).",
+            "not_normalised",
+        )
+    return None
+
+
 @catalogued(MISTAKES)
 def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
     """Check a reader's softmax function on the cases that catch the usual bugs (chapter 2).
@@ -237,13 +263,16 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
                 got = as_float_array(fn(x.copy()))
             except Exception as error:  # the reader's code failing is part of the verdict
                 return wrong(
-                    f"On {label} your function raised {type(error).__name__}: {error}", "raises"
+                    f"On {label} (shape {list(x.shape)}) your function raised "
+                    f"{type(error).__name__}: {error}",
+                    "raises",
                 )
         expected = softmax(x)
         if got is None or got.shape != x.shape:
             shape = None if got is None else got.shape
             return wrong(
-                f"On {label} the result should have shape {x.shape}; got {shape}.",
+                f"On {label} the result should have shape {list(x.shape)}, the input's; got "
+                f"{None if shape is None else list(shape)}.",
                 "returns_wrong_shape",
             )
         if np.isnan(got).any() or np.isinf(got).any():
@@ -255,6 +284,10 @@ def check_softmax_function(fn: Callable[[np.ndarray], Any]) -> Verdict:
                 f"On {label} you normalised columns; softmax normalises each row (axis=-1).",
                 "softmax_over_columns",
             )
+        if x.ndim > 2:
+            verdict = _stack_slip(got, x, label)
+            if verdict is not None:
+                return verdict
         if x.ndim == 2 and np.isclose(got.sum(), 1.0):
             return wrong(
                 f"On {label} the whole table sums to 1; each row should (use axis=-1 and keepdims=True).",

@@ -41,6 +41,19 @@ MISTAKES: dict[str, dict[str, str]] = {
 TRAINED_ACCURACY = 0.9
 
 
+def training_of(model: Any) -> str:
+    """How `model` was trained, in words: its runs of ``lessons.train`` (chapter 11)."""
+    runs = getattr(model, "training_runs", None)
+    if not runs:
+        return "never trained with lessons.train"
+    steps = sum(int(run["steps"]) for run in runs)
+    settings = "; ".join(
+        f"steps={run['steps']}, lr={run['lr']:g}, batch_size={run['batch_size']}" for run in runs
+    )
+    times = "once" if len(runs) == 1 else f"{len(runs)} times"
+    return f"{steps} training steps (trained {times}: {settings})"
+
+
 @catalogued(MISTAKES)
 def check_cls_row(answer: Any, model: AttentionModel, tokens: torch.Tensor) -> Verdict:
     """Check the ``[CLS]`` row ``[1, n]`` of ``model``'s weights for one example ``tokens [1, n]`` (chapter 11)."""
@@ -87,10 +100,16 @@ def check_blocked_accuracy(
     value = float(got.reshape(()))
     plain = accuracy(model, tokens, labels)
     if plain < TRAINED_ACCURACY:
+        if not getattr(model, "training_runs", None):
+            advice = "train it first, with the settings the exercise gives, then block the key"
+        else:
+            advice = (
+                f"after {training_of(model)} it has not learned the task (at least "
+                f"{TRAINED_ACCURACY:g} right): train a fresh model with the settings the "
+                "exercise gives, then block the key"
+            )
         return wrong(
-            f"The model gets only {plain:.4f} right without any blocking: train it first, "
-            "then block the key.",
-            "untrained",
+            f"The model gets only {plain:.4f} right without any blocking: {advice}.", "untrained"
         )
     n = as_numpy(tokens).shape[1]
     if isinstance(position, bool) or not isinstance(position, Integral) or not 0 <= position < n:

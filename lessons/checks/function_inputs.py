@@ -22,7 +22,9 @@ def softmax_cases() -> list[tuple[str, np.ndarray]]:
     along the wrong axis instead of failing); rows far apart catch one maximum for the
     whole table (the lower row's exps all underflow to 0); a row spread over 1600
     catches subtracting the row's minimum or mean; scores near -1000 catch a naive exp
-    (0 / 0); a seeded random table catches any other slip of the formula.
+    (0 / 0); a seeded random table catches any other slip of the formula. Last, a stack
+    of tables ``[2, 3, 4]``: exercise 2.3 promises ``[..., n]``, so a function that
+    handles rows and tables only (an axis counted from the front) must fail there.
     """
     rng = np.random.default_rng(2)
     return [
@@ -37,6 +39,7 @@ def softmax_cases() -> list[tuple[str, np.ndarray]]:
         ("a wide row [-800, 0, 800]", np.array([-800.0, 0.0, 800.0])),
         ("scores near -1000 [-1000, -1001, -1002]", np.array([-1000.0, -1001.0, -1002.0])),
         ("a random [4, 5] table", np.round(3 * rng.normal(size=(4, 5)), 2)),
+        ("a [2, 3, 4] stack of tables", np.round(3 * rng.normal(size=(2, 3, 4)), 2)),
     ]
 
 
