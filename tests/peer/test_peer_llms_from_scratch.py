@@ -162,14 +162,15 @@ def test_rope_halves_is_the_exact_rotation_and_transformers_drifts_as_chapter_13
     transformers' rotary embedding and ``apply_rotary_pos_emb``. The original asserts
     ``assert_close`` at float32's default; over thousands of positions transformers is
     further off than that, as chapter 13 ("How far does the equality reach?") states:
-    transformers computes RoPE's angles in float32, and an angle there "carries an error of
-    about i times float32's precision", so the rotation drifts as the position grows, while
-    ``lessons.rope_halves`` computes its angles in float64 and stays on the exact rotation.
+    transformers computes RoPE's angles in float32, whose rounding error grows with the
+    angle, so the rotation drifts as the position grows, while ``lessons.rope_halves``
+    computes its angles in float64 and stays on the exact rotation. (The chapter measures the
+    drift for its own small layer; this head size and these bases drift further.)
     Asserted: ours equals a float64 rotation (to 1e-12 on float64 input; on the original's
     float32 input, to two float32 epsilons of each pair's length at every position); the gap
     of transformers' output to the exact rotation at position i is at most
-    (i + 2) float32 epsilons of each rotated pair's length (the chapter's bound, one more
-    epsilon for the float32 products); and it does grow with the position.
+    (i + 2) float32 epsilons of each rotated pair's length (an upper bound on rounding an
+    angle of size up to i, plus the float32 products); and it does grow with the position.
     """
     family, n, base = ROPE_CASES[original]
     heads, d = 4, 16
