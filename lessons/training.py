@@ -196,11 +196,10 @@ def train(
     ``seed``, so a run is reproducible. The returned list has ``steps`` floats,
     the loss of each step's batch before its update. ``callback(step, model)``,
     if given, runs after every update (step counts from 1), for example to
-    record held-out accuracy while the model learns. Each finished run is appended to
-    ``model.training_runs`` (its steps, lr, batch size and number of examples), so that
-    a check can say how a model was trained. The loop runs on one CPU
-    thread (restored afterwards): for tensors this small, more threads add only
-    waiting, and on a busy machine that waiting can make a step many times slower.
+    record held-out accuracy while the model learns. Each run is appended to
+    ``model.training_runs`` (steps, lr, batch size, examples): a check says how a model was
+    trained. The loop runs on one CPU thread (restored afterwards): for tensors this small,
+    more threads add only waiting, which on a busy machine makes a step many times slower.
 
     Raises:
         ValueError: naming the value, if ``steps`` or ``batch_size`` is not a

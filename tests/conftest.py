@@ -141,6 +141,12 @@ def _guarded_popen_init(self, args, *rest, **kwargs):
             f"{item.nodeid} runs {str(args)[:120]!r}, which only a test marked "
             f"`{tier}` may (CONTRIBUTING.md, 'Tests, in two tiers'): add "
             f"@pytest.mark.{tier} to it, or `pytestmark = pytest.mark.{tier}` to its file"
+            + (
+                " (a grader test replays stored kernel transcripts: after changing a check or "
+                "the grader's kernel side, store them again as tests/kernel_transcripts.py says)"
+                if tier == "kernel" and "test_grade" in item.nodeid
+                else ""
+            )
         )
         item.stash.setdefault(tiers.UNMARKED, []).append(
             message
