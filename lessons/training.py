@@ -193,8 +193,8 @@ def train(
     ``[CLS]`` read-out or ``[N, n]`` for a per-token read-out (the loss averages
     over every answer). Each step uses the whole set (``batch_size=None``) or
     ``batch_size`` examples drawn without replacement by a generator seeded with
-    ``seed``, so a run is reproducible. The returned list has ``steps`` floats,
-    the loss of each step's batch before its update. ``callback(step, model)``,
+    ``seed``, so a run is reproducible. It returns ``steps`` floats, each step's batch loss
+    before its update. ``callback(step, model)``,
     if given, runs after every update (step counts from 1), for example to
     record held-out accuracy while the model learns. Each run is appended to
     ``model.training_runs`` (steps, lr, batch size, examples): a check says how a model was
