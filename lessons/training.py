@@ -194,9 +194,8 @@ def train(
     over every answer). Each step uses the whole set (``batch_size=None``) or
     ``batch_size`` examples drawn without replacement by a generator seeded with
     ``seed``, so a run is reproducible. It returns ``steps`` floats, each step's batch loss
-    before its update. ``callback(step, model)``,
-    if given, runs after every update (step counts from 1), for example to
-    record held-out accuracy while the model learns. Each run is appended to
+    before its update. ``callback(step, model)``, if given, runs after every update (step
+    counts from 1), for example to record held-out accuracy while the model learns. Each run is appended to
     ``model.training_runs`` (steps, lr, batch size, examples): a check says how a model was
     trained. The loop runs on one CPU thread (restored afterwards): for tensors this small,
     more threads add only waiting, which on a busy machine makes a step many times slower.
