@@ -5,7 +5,9 @@ this tool writes from `kit/course.py`, between `BEGIN GENERATED` and `END GENERA
 markers (HTML comments the book does not show):
 
 - the outcomes ("By the end you will be able to:"): one bullet per chapter, its `outcome`;
-- the chapter table: each chapter's number, its page and its `question`.
+- the chapter table: each chapter's number, its page and its `question`, then the shortest
+  path to the last chapter: the chapters it `assumes`, and the ones those assume in turn
+  (`path_to`).
 
 Both come from each chapter's own metadata (`metadata["course"]`), so a new chapter in
 `_toc.yml` appears there by itself. Two hand-written pages are checked instead, since
@@ -50,7 +52,51 @@ def outcomes(model: Course) -> str:
 
 def chapter_table(model: Course) -> str:
     rows = [f"| {c.number} | {{doc}}`{c.stem}` | {c.facts.question} |" for c in model.chapters]
-    return "\n".join(["| | Chapter | The question it answers |", "|---|---|---|", *rows])
+    table = "\n".join(["| | Chapter | The question it answers |", "|---|---|---|", *rows])
+    return table + "\n\n" + shortest_path(model)
+
+
+def path_to(model: Course, number: int) -> list[int]:
+    """Chapter `number` and every chapter it assumes, directly or through another, in order.
+
+    The transitive closure of the chapters' `assumes`: what a reader must read to reach it.
+    """
+    assumes = {c.number: c.facts.assumes for c in model.chapters}
+    needed, todo = set(), [number]
+    while todo:
+        n = todo.pop()
+        if n not in needed:
+            needed.add(n)
+            todo.extend(assumes.get(n, ()))
+    return sorted(needed)
+
+
+def spans(numbers: list[int]) -> str:
+    """Sorted chapter numbers as runs: [1, 2, 3, 5, 7, 8] -> "1–3, 5, 7 and 8"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = []
+    for r in runs:
+        parts += [f"{r[0]}\u2013{r[-1]}"] if len(r) > 2 else [str(n) for n in r]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def shortest_path(model: Course) -> str:
+    """The sentence under the table: which chapters reach the last one, and which can wait."""
+    last = model.chapters[-1]
+    path = path_to(model, last.number)
+    waiting = [c.number for c in model.chapters if c.number not in path]
+    later = (
+        f" Chapter{'s' if len(waiting) > 1 else ''} {spans(waiting)} can wait." if waiting else ""
+    )
+    return (
+        f"**The shortest path to chapter {last.number}** ({{doc}}`{last.stem}`): read chapters "
+        f"{spans(path)}, the chapters it builds on and the ones they build on in turn.{later}"
+    )
 
 
 def updated(page: str, region: str, body: str) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from types import SimpleNamespace
 
 import pytest
 from repo_paths import BOOK
@@ -61,3 +63,58 @@ def test_the_notation_pages_chapter_column_names_only_chapters():
     assert chapter_lists.notation_problems(MODEL, page) == []
     beyond = page.replace("| 12 |", f"| {len(MODEL.chapters) + 1} |", 1)
     assert chapter_lists.notation_problems(MODEL, beyond) != []
+
+
+def _closure(model, number: int) -> set[int]:
+    """Chapter `number` and all it assumes, grown until nothing new joins (a fixed point)."""
+    needed = {number}
+    while True:
+        grown = needed | {a for c in model.chapters if c.number in needed for a in c.facts.assumes}
+        if grown == needed:
+            return needed
+        needed = grown
+
+
+def _numbers(spans: str) -> set[int]:
+    """ "1–10 and 13" -> {1, ..., 10, 13}."""
+    found = set()
+    for part in re.split(r",\s*|\s+and\s+", spans.strip()):
+        first, _, last = part.partition("\u2013")
+        found |= set(range(int(first), int(last or first) + 1))
+    return found
+
+
+def test_the_intros_shortest_path_to_the_last_chapter_is_the_closure_of_what_chapters_assume():
+    page = (BOOK / "intro.md").read_text(encoding="utf-8")
+    last = MODEL.chapters[-1]
+    match = re.search(
+        rf"\*\*The shortest path to chapter {last.number}\*\* \({{doc}}`{last.stem}`\): "
+        r"read chapters ([0-9–, and]+?), the chapters",
+        page,
+    )
+    assert match, "book/intro.md names no shortest path to the last chapter: run `make guide`"
+    assert _numbers(match.group(1)) == _closure(MODEL, last.number)
+    waiting = {c.number for c in MODEL.chapters} - _closure(MODEL, last.number)
+    if waiting:
+        later = re.search(r"Chapters? ([0-9–, and]+?) can wait\.", page)
+        assert later and _numbers(later.group(1)) == waiting
+
+
+def test_the_shortest_path_follows_assumptions_through_other_chapters():
+    def chapter(number, assumes):
+        facts = SimpleNamespace(assumes=assumes)
+        return SimpleNamespace(number=number, stem=f"{number:02d}_x", facts=facts)
+
+    model = SimpleNamespace(
+        chapters=[
+            chapter(1, ()),
+            chapter(2, (1,)),
+            chapter(3, ()),
+            chapter(4, (2,)),
+            chapter(5, (4,)),
+        ]
+    )
+    assert chapter_lists.path_to(model, 5) == [1, 2, 4, 5]  # 1 only through 2, and 2 through 4
+    assert "read chapters 1, 2, 4 and 5," in chapter_lists.shortest_path(model)
+    assert "Chapter 3 can wait." in chapter_lists.shortest_path(model)
+    assert chapter_lists.spans([1, 2, 3, 4, 6, 7, 9]) == "1\u20134, 6, 7 and 9"

@@ -134,7 +134,9 @@ def test_exercise_10_4s_sizes_keep_every_slip_apart():
 @pytest.mark.parametrize(
     ("answer", "mistake"),
     [
-        (B * H_KV * N**2 * BYTES, "other"),  # a table per KV head: the shared heads counted
+        (B * H_KV * N**2 * BYTES, "kv_heads_counted"),  # a table per KV head, not per query head
+        (B * (H // 4) * N**2 * BYTES, "kv_heads_counted"),  # any whole h' < h that divides h
+        (B * (H - 1) * N**2 * BYTES, "other"),  # 31 does not divide 32: no grouping gives it
         (H * N**2 * BYTES, "no_batch"),
         (B * N**2 * BYTES, "no_heads"),
         (B * H * N**2, "numbers_not_bytes"),
@@ -143,12 +145,36 @@ def test_exercise_10_4s_sizes_keep_every_slip_apart():
         (12, "other"),  # the size in GiB, not in bytes
         (2 * B * H_KV * N * D_K * BYTES, "other"),  # the KV cache, not the weights
     ],
-    ids=["KV heads", "no batch", "no heads", "numbers", "n", "float32", "GiB", "the cache"],
+    ids=[
+        "KV heads",
+        "a quarter of the heads",
+        "h - 1 heads",
+        "no batch",
+        "no heads",
+        "numbers",
+        "n",
+        "float32",
+        "GiB",
+        "the cache",
+    ],
 )
 def test_exercise_10_4_names_each_slip(answer, mistake):
     verdict = _judged("check_weight_bytes", answer, _exercise(*WEIGHT_BYTES))
     assert not verdict.ok and verdict.answered
     assert verdict.mistake == mistake, verdict.message
+
+
+def test_exercise_10_4_names_the_kv_heads_slip_by_the_query_heads():
+    """The exercise's main trap: 8 KV heads counted where A has a table per query head (32)."""
+    verdict = _judged("check_weight_bytes", B * H_KV * N**2 * BYTES, _exercise(*WEIGHT_BYTES))
+    assert verdict.mistake == "kv_heads_counted"
+    assert f"{H_KV} heads" in verdict.message and f"h = {H}" in verdict.message
+
+
+@pytest.mark.parametrize("h", [1, 2, 7, 8, 12, 32])
+def test_the_right_count_stays_right_for_any_head_count(h):
+    """No head count makes the right answer look like fewer heads than h."""
+    assert lessons.check_weight_bytes(B * h * N**2 * BYTES, B, h, N, BYTES).ok
 
 
 @pytest.mark.parametrize(("notebook", "check"), [PROJECTION, MHA_COUNT, WEIGHT_BYTES])

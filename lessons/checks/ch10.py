@@ -52,6 +52,8 @@ MISTAKES: dict[str, dict[str, str]] = {
         "no_heads": "left out the number of heads h",
         "numbers_not_bytes": "counted numbers instead of bytes",
         "n_not_n_squared": "counted n entries per head instead of n × n",
+        "kv_heads_counted": "counted fewer heads than h (a grouped-query model's key-value "
+        "heads), not one table of weights per query head",
         **generic("not_a_whole_number", "other"),
     },
 }
@@ -88,7 +90,8 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
 
     The count that chapter 10 teaches in "Counting the memory"; its in-page question
     shares the mistakes (``weight_bytes_mistakes``), and Exercise 10.4 (a grouped-query
-    model's weights at n = 8192) calls it.
+    model's weights at n = 8192) calls it, which adds "kv_heads_counted" (``heads_counted``):
+    fewer heads than ``h``, a divisor of it, as a model's key-value heads are.
     """
     if is_missing(answer):
         return unanswered("a number of bytes")
@@ -104,11 +107,31 @@ def check_weight_bytes(answer: Any, B: int, h: int, n: int, bytes_per_number: in
         np.asarray(float(value)),
         weight_bytes_mistakes(B, h, n, bytes_per_number),
     )
-    return (
-        mistake
-        if mistake is not None
-        else wrong("Multiply B, h, n × n and the bytes per number.", "other")
-    )
+    if mistake is not None:
+        return mistake
+    heads = heads_counted(value, B, h, n, bytes_per_number)
+    if heads is not None:
+        return wrong(
+            f"That counts {heads} heads' tables, not h = {h}: every query head scores every "
+            f"key, so A holds one n × n table per query head. Heads that share K and V "
+            f"(grouped-query attention) share only what the KV cache keeps.",
+            "kv_heads_counted",
+        )
+    return wrong("Multiply B, h, n × n and the bytes per number.", "other")
+
+
+def heads_counted(value: int, B: int, h: int, n: int, bytes_per_number: int) -> int | None:
+    """The head count ``h'`` with ``value = B·h'·n²·bytes``, for a whole ``1 < h' < h`` dividing ``h``.
+
+    Chapter 10's Exercise 10.4: a grouped-query model's key-value heads counted in place of
+    its ``h`` query heads (``h' = 1``, a single head, is the mistake "no_heads"). ``None``
+    when no such ``h'`` gives ``value``.
+    """
+    per_head = B * n * n * bytes_per_number
+    if per_head == 0 or value % per_head:
+        return None
+    heads = value // per_head
+    return heads if 1 < heads < h and h % heads == 0 else None
 
 
 #: How close a share must be to count: "three decimals or better" (the mistakes lie further apart).

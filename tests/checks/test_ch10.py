@@ -125,6 +125,7 @@ def test_check_weight_bytes_accepts_the_count_and_shows_it_in_gib():
         (8 * 4096**2 * 2, "heads"),
         (8 * 12 * 4096**2, "numbers, not bytes"),
         (8 * 12 * 4096 * 2, "n × n"),
+        (8 * 4 * 4096**2 * 2, "per query head"),  # 4 KV heads counted for 12 query heads
         (RIGHT_BYTES + 0.5, "whole number"),
         (RIGHT_BYTES + 1, "Multiply B, h"),
     ],

@@ -29,6 +29,11 @@ WEIGHT_BYTES = [
     Wrong("no heads", _bytes(lambda B, h, n, b: B * n * n * b), "no_heads"),
     Wrong("numbers, not bytes", _bytes(lambda B, h, n, b: B * h * n * n), "numbers_not_bytes"),
     Wrong("n, not n²", _bytes(lambda B, h, n, b: B * h * n * b), "n_not_n_squared"),
+    Wrong(
+        "a quarter of the heads (GQA's KV heads)",
+        _bytes(lambda B, h, n, b: B * (h // 4) * n * n * b),
+        "kv_heads_counted",
+    ),
     Wrong("bits, not bytes", _bytes(lambda B, h, n, b: B * h * n * n * b * 8), "other"),
     Wrong("in MiB", _bytes(lambda B, h, n, b: B * h * n * n * b / 2**20)),
 ]
