@@ -903,9 +903,9 @@ def test_the_names_a_cell_sets_are_read_from_its_code(source, names):
 
 def test_the_grader_is_split_by_stage_with_no_import_loop_and_no_module_over_400_lines():
     """kit/grading/: one module per stage; imports go one way (a lazy one counts too)."""
-    from test_lessons_structure import cycles, import_graph
+    from import_graph import cycles, package_graph
 
-    graph = import_graph(ROOT / "kit")
+    graph = package_graph(ROOT / "kit")
     assert cycles(graph) == []
     modules = sorted((ROOT / "kit" / "grading").glob("*.py"))
     assert {p.stem for p in modules} >= {"templates", "instrument", "run", "judge", "report"}
