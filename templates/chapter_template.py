@@ -82,12 +82,12 @@ plt.show()
 
 # %%
 answer = ...  # your code here
-lessons.check_dot_product(answer, [2, 3], [5, -1])
+lessons.check_perpendicular_entry(answer, [2, 3], [5, 0], 1)
 
 # %% mystnb={"code_prompt_hide": "Hide solution", "code_prompt_show": "Show solution"} tags=["hide-input", "hide-cell"]
 # Solution
-answer = np.dot([2, 3], [5, -1])
-lessons.check_dot_product(answer, [2, 3], [5, -1])
+answer = -(2 * 5) / 3  # 2·5 + 3·x = 0
+lessons.check_perpendicular_entry(answer, [2, 3], [5, 0], 1)
 
 # %% [markdown]
 # ### Exercise N.2: a question answered in words

@@ -354,7 +354,7 @@ def test_odd_answers_get_a_verdict_not_an_exception(answer):
         lessons.check_padding_mask(answer, [1, 2], 2),
         lessons.check_softmax_function(answer),
         lessons.check_attention(answer, np.eye(2), np.eye(2), np.eye(2)),
-        lessons.check_dot_product(answer, [1, 2], [3, 4]),
+        lessons.check_perpendicular_entry(answer, [1, 2], [3, 0], 1),
         lessons.check_sinusoidal_encoding(answer, 2, 4),
     ):
         assert not verdict and verdict.message.startswith("✘")
@@ -472,7 +472,7 @@ def test_a_glued_string_renders_as_the_same_text(text):
     ("call", "argument"),
     [
         (lambda: lessons.check_soft_lookup(1.0, [1.0, np.nan], np.eye(2), np.eye(2)), "query"),
-        (lambda: lessons.check_dot_product(1.0, [1, 2], [1, 2, 3]), "a and b"),
+        (lambda: lessons.check_perpendicular_entry(1.0, [1, 2], [1, 2, 3], 0), "a and b"),
         (lambda: lessons.check_projection(None, np.eye(2), np.eye(3)), "W"),
         (lambda: lessons.check_attention(None, np.eye(2), np.eye(3), np.eye(2)), "d_k"),
         (lambda: lessons.check_attention_weights(None, np.eye(2) * 1j, np.eye(2)), "Q"),

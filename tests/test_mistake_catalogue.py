@@ -151,8 +151,8 @@ heard = []
 sys.addaudithook(lambda event, args: heard.append((args[0], args[1].mistake))
                  if event == "lessons.check" else None)
 import lessons
-lessons.check_dot_product(..., [1, 2], [3, 4])
-lessons.check_dot_product([3, 8], [1, 2], [3, 4])
+lessons.check_perpendicular_entry(..., [1, 2], [3, 0], 1)
+lessons.check_perpendicular_entry(1.5, [1, 2], [3, 0], 1)
 print(heard)
 """
 
@@ -169,7 +169,9 @@ def test_every_checks_verdict_raises_the_audit_event_once():
     )
     assert result.returncode == 0, result.stderr[-2000:]
     heard = result.stdout.strip().splitlines()[-1]
-    assert heard == "[('check_dot_product', None), ('check_dot_product', 'not_summed')]", heard
+    assert (
+        heard == "[('check_perpendicular_entry', None), ('check_perpendicular_entry', 'sign_slip')]"
+    ), heard
 
 
 def test_every_check_of_every_chapter_is_catalogued():
@@ -189,7 +191,6 @@ INPUTS = {
     lessons.check_pair_count: (5,),
     lessons.check_soft_lookup: (QA[0], KA, VA),
     lessons.check_split_query: (KA, (1, 2)),
-    lessons.check_dot_product: (QA[2], KA[1]),
     lessons.check_perpendicular_entry: (QA[2], KA[1], 0),
     lessons.check_projection: (QA, np.eye(2)),
     lessons.check_attention: (QA, KA, VA),

@@ -22,7 +22,6 @@ from types import ModuleType
 from . import ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10, ch11, ch12, ch13
 from .ch01 import check_pair_count, check_soft_lookup, check_split_query
 from .ch02 import (
-    check_dot_product,
     check_key_for_scores,
     check_perpendicular_entry,
     check_softmax_function,
@@ -56,7 +55,6 @@ __all__ = [
     "check_pair_count",
     "check_soft_lookup",
     "check_split_query",
-    "check_dot_product",
     "check_key_for_scores",
     "check_perpendicular_entry",
     "check_softmax_function",

@@ -33,7 +33,6 @@ from .verdict import (
 )
 
 __all__ = [
-    "check_dot_product",
     "check_key_for_scores",
     "check_perpendicular_entry",
     "check_softmax_function",
@@ -41,12 +40,6 @@ __all__ = [
 
 #: check -> {mistake name: what the learners who make it did}; see ``catalogue()``.
 MISTAKES: dict[str, dict[str, str]] = {
-    "check_dot_product": {
-        "not_summed": "multiplied entry by entry but did not add the products up",
-        "cosine": "divided by both lengths, giving the cosine similarity instead",
-        "sign_flipped": "got the sign of the dot product wrong",
-        **generic("not_a_number", "wrong_shape", "other"),
-    },
     "check_key_for_scores": {
         "scores_as_key": "gave the wanted scores themselves instead of a key that produces them",
         "columns_of_q": "paired the key with the columns of Q instead of its rows",
@@ -70,48 +63,6 @@ MISTAKES: dict[str, dict[str, str]] = {
         **generic("other"),
     },
 }
-
-
-@catalogued(MISTAKES)
-def check_dot_product(answer: Any, a: ArrayLike, b: ArrayLike) -> Verdict:
-    """Check a dot product ``a · b`` worked out by the reader (the chapter template's example)."""
-    if is_missing(answer):
-        return unanswered("the dot product of a and b, a single number")
-    a, b = float_input("a", a), float_input("b", b)  # [d], [d]
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have the same shape; got {a.shape} and {b.shape}")
-    expected = float(a @ b)
-    got = as_float_array(answer)
-    if got is None:
-        return wrong(f"The answer should be a number; got {type(answer).__name__}.", "not_a_number")
-    if got.shape == a.shape and close(got, a * b):
-        return wrong(
-            "You have the element-wise products a_k * b_k; the dot product adds them up "
-            "into one number (np.sum, or a @ b).",
-            "not_summed",
-        )
-    if got.size != 1:
-        return wrong(
-            f"The dot product is one number; your answer has shape {got.shape}.", "wrong_shape"
-        )
-    value = float(got.reshape(()))
-    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
-    if norms > 0 and abs(value - expected / norms) < TOLERANCE and abs(expected) > TOLERANCE:
-        return wrong(
-            "That is the cosine similarity (the dot product divided by both lengths); "
-            "the dot product keeps the lengths.",
-            "cosine",
-        )
-    if abs(value - expected) < TOLERANCE:
-        return right(f"a · b = {expected:g}.")
-    if abs(value + expected) < TOLERANCE:
-        return wrong(
-            "The sign is flipped: check the products of entries with opposite signs.",
-            "sign_flipped",
-        )
-    return wrong(
-        f"{value:g} is not a · b: multiply matching entries, then add the products.", "other"
-    )
 
 
 @catalogued(MISTAKES)

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 import lessons
 from lessons import (
-    check_dot_product,
     check_pair_count,
     check_soft_lookup,
 )
@@ -44,7 +43,6 @@ VA = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # [n_k, d_v]
 @pytest.mark.parametrize(
     ("check", "args"),
     [
-        (check_dot_product, (A, B)),
         (check_soft_lookup, (np.array([1.0, 0.0]), Q, Q)),
         (check_pair_count, (5,)),
     ],

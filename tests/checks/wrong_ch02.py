@@ -31,17 +31,6 @@ def _ab(fn):
     return make
 
 
-DOT_PRODUCT = [
-    Wrong("products not summed", _ab(lambda a, b: a * b), "not_summed"),
-    Wrong("the cosine", _ab(lambda a, b: a @ b / np.linalg.norm(a) / np.linalg.norm(b)), "cosine"),
-    Wrong("sign flipped", _ab(lambda a, b: -(a @ b)), "sign_flipped"),
-    Wrong("sum of the sums", _ab(lambda a, b: a.sum() + b.sum()), "other"),
-    Wrong("product of the sums", _ab(lambda a, b: a.sum() * b.sum()), "other"),
-    Wrong("product of the lengths", _ab(lambda a, b: np.linalg.norm(a) * np.linalg.norm(b))),
-    Wrong("outer product", _ab(lambda a, b: np.outer(a, b)), "wrong_shape"),
-]
-
-
 def _qk(fn):
     def make(Q, K):
         return fn(np.asarray(Q, dtype=float), np.asarray(K, dtype=float))
@@ -167,7 +156,6 @@ def _solution_softmax(x):
 
 
 WRONG: dict[str, list[Wrong]] = {
-    "check_dot_product": DOT_PRODUCT,
     "check_key_for_scores": KEY_FOR_SCORES,
     "check_perpendicular_entry": PERPENDICULAR,
     "check_softmax_function": SOFTMAX_FUNCTION,
@@ -176,10 +164,6 @@ WRONG: dict[str, list[Wrong]] = {
 
 #: Other inputs each check is judged on: random (seeded) and hostile ones.
 EXTRA: dict[str, Callable[[], list[Givens]]] = {
-    "check_dot_product": lambda: [
-        Givens("a = [2, 3], b = [5, -1]", ([2, 3], [5, -1]), {}),
-        Givens("random, d = 5", tuple(seeded(2, (5,), (5,))), {}),
-    ],
     "check_key_for_scores": lambda: [Givens("random [3, 3]", tuple(seeded(7, (3, 3), (3,))), {})],
     "check_perpendicular_entry": lambda: [
         Givens("random, d = 4, k = 2", (*seeded(8, (4,), (4,)), 2), {})
@@ -188,17 +172,6 @@ EXTRA: dict[str, Callable[[], list[Givens]]] = {
 
 
 RIGHT: dict[str, list[Right]] = {
-    "check_dot_product": [
-        Right("a @ b", lambda a, b: np.asarray(a, float) @ np.asarray(b, float)),
-        Right("a loop", lambda a, b: sum(x * y for x, y in zip(a, b, strict=True))),
-        Right(
-            "torch.dot",
-            lambda a, b: torch.dot(
-                torch.as_tensor(np.asarray(a, float)), torch.as_tensor(np.asarray(b, float))
-            ),
-        ),
-        Right("a 1-element list", lambda a, b: [float(np.dot(a, b))]),
-    ],
     "check_key_for_scores": [
         Right("inverse", lambda Q, s: np.linalg.inv(np.asarray(Q, float)) @ np.asarray(s, float)),
         Right(
