@@ -13,6 +13,9 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 SETUP_TIMEOUT = 300  # seconds for the grader's own `import lessons`, not the student's time
+#: Seconds a kernel may take to start (nbclient's default is 60): on a busy machine, or in the
+#: sandbox with a class grading beside it, a start can take longer, and that is no student's fault.
+STARTUP_TIMEOUT = 300
 
 
 @dataclass
@@ -78,6 +81,7 @@ def execute(graded: nbformat.NotebookNode, timeout: float, notebook_timeout: flo
             allow_errors=True,
             record_timing=False,
             shutdown_kernel="immediate",
+            startup_timeout=STARTUP_TIMEOUT,
             resources={"metadata": {"path": workdir}},
             run=run,
             deadline=deadline,
