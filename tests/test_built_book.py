@@ -20,6 +20,7 @@ from repo_paths import BOOK, HTML, ROOT
 
 import lessons
 from kit import course
+from lessons.book.widgets import lm_widget
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 CHAPTERS = [c.stem for c in course.load().chapters]
@@ -238,9 +239,9 @@ def test_chapter_12_carries_one_checkpoint_inline_and_its_script_the_others():
     # named by the payload's hash, holds the others, exactly as lessons.lm_widget() embeds them.
     page = HTML / "book" / "12_language_model_on_real_text.html"
     html = page.read_text(encoding="utf-8")
-    payloads = re.findall(r'<script type="application/json" data-lm-data="">(.*?)</script>', html)
+    payloads = lm_widget.DATA.findall(html)  # the widget's own reader of its markup
     assert len(payloads) == 1
-    data = json.loads(payloads[0])
+    data = json.loads(payloads[0][1])
     # _ext/lm_checkpoints.py splits only a page whose inlined lm.js can load the rest
     assert "more" in data, "book/12's stored output predates lm.js's loader: execute it again"
     whole = lessons.lm_widget().payload["checkpoints"]
