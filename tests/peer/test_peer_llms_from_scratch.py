@@ -16,6 +16,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 import transformers
+from hf_layers import attention_io
 from peer_common import DEFAULT_TOL, close, rand, randn, refused
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 from transformers.models.qwen3.modeling_qwen3 import Qwen3RotaryEmbedding, apply_rotary_pos_emb
@@ -249,29 +250,6 @@ def test_decoding_token_by_token_with_a_cache_equals_one_full_pass(name, prefill
         parts = [layer(x[:, :prefill], cache=cache)] if prefill else []
         parts += [layer(x[:, t : t + 1], cache=cache) for t in range(prefill, 6)]
     close(torch.cat(parts, dim=1), full, 1e-5, 1e-3)
-
-
-def attention_io(model, ids):
-    """(input, output) of each layer's ``self_attn`` in one forward pass of a transformers model."""
-    seen = {}
-
-    def grab(i):
-        def hook(module, args, kwargs, output):
-            seen[i] = (kwargs["hidden_states"].detach(), output[0].detach())
-
-        return hook
-
-    handles = [
-        layer.self_attn.register_forward_hook(grab(i), with_kwargs=True)
-        for i, layer in enumerate(model.layers)
-    ]
-    try:
-        with torch.no_grad():
-            model(input_ids=ids)
-    finally:
-        for handle in handles:
-            handle.remove()
-    return [seen[i] for i in range(len(model.layers))]
 
 
 #: The originals' tiny models (vocabulary 257, width 32, 4 heads, 2 KV heads, head size 8, two
