@@ -31,7 +31,6 @@ Usage: python -m kit assignments [--out DIR] [NOTEBOOK ...]
 
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from pathlib import Path
 import nbformat
 
 from kit import course, reader_notebooks
+from kit.arguments import chapter_arguments
 from kit.course import Course
 from kit.exercises import find_exercises
 
@@ -129,10 +129,7 @@ def write_all(sources: list[Path], out: Path, book: Course | None = None) -> lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
-    parser.add_argument("--out", type=Path, default=OUT, help="default: _build/assignments")
-    args = parser.parse_args(argv)
+    args = chapter_arguments(__doc__, OUT, argv)
     try:
         written = write_all(args.notebooks or chapter_sources(), args.out.resolve())
     except ValueError as error:

@@ -32,7 +32,6 @@ Usage: python -m kit notebooks [--out DIR] [NOTEBOOK ...]
 
 from __future__ import annotations
 
-import argparse
 import copy
 import os
 import sys
@@ -43,6 +42,7 @@ from pathlib import Path
 import nbformat
 
 from kit import course
+from kit.arguments import chapter_arguments
 from kit.course import Course
 from kit.myst import Page
 
@@ -146,10 +146,7 @@ def write_all(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
-    parser.add_argument("--out", type=Path, default=OUT, help="default: _build/notebooks")
-    args = parser.parse_args(argv)
+    args = chapter_arguments(__doc__, OUT, argv, every="every notebook")
     sources = args.notebooks or notebook_sources()
     write_all(sources, args.out.resolve())
     return 0

@@ -46,11 +46,11 @@ Usage: python -m kit slides [--out DIR] [NOTEBOOK ...]
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from kit import course
+from kit.arguments import chapter_arguments
 from kit.slides.deck import TAGS, Deck, Slide, build_deck
 from kit.slides.page import copy_assets, deck_html, index_html
 
@@ -97,10 +97,7 @@ def write_all(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
-    parser.add_argument("--out", type=Path, default=OUT, help="default: _build/slides")
-    args = parser.parse_args(argv)
+    args = chapter_arguments(__doc__, OUT, argv)
     try:
         write_all(args.notebooks or chapters(), args.out.resolve())
     except (ValueError, FileNotFoundError) as error:

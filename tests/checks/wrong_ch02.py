@@ -1,8 +1,6 @@
-"""Chapter 2's wrong answers (Dot products and softmax): the slips each of its checks must reject.
+"""Chapter 2's wrong answers (Dot products and softmax): the slips its checks must reject.
 
-``WRONG[check]``: what a learner making each slip hands in; ``RIGHT[check]``: right answers
-in other valid forms; ``EXTRA[check]``: inputs besides the exercise's own (which the course
-model finds: the chapter whose exercise calls the check). ``tests/checks/library.py`` says what each is.
+``tests/checks/library.py`` says what ``WRONG``, ``RIGHT`` and ``EXTRA`` hold.
 """
 
 from __future__ import annotations
