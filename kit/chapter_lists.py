@@ -94,7 +94,7 @@ def shortest_path(model: Course) -> str:
         f" Chapter{'s' if len(waiting) > 1 else ''} {spans(waiting)} can wait." if waiting else ""
     )
     return (
-        f"**The shortest path to chapter {last.number}** ({{doc}}`{last.stem}`): read chapters "
+        f"**To reach chapter {last.number}** ({{doc}}`{last.stem}`): read chapters "
         f"{spans(path)}, the chapters it builds on and the ones they build on in turn.{later}"
     )
 
